@@ -1,0 +1,224 @@
+"""The sources of truth: topics, new upstream files and anchored fragments, and applying them."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from scripts.layout import FRAGMENT_SUFFIX, REPO_ROOT, SOURCE_FOLDERS
+
+WHERE_CHOICES = ("before", "after", "replace")
+
+
+class FragmentError(RuntimeError):
+    """A fragment or topic definition is wrong, or its anchor does not fit the target file."""
+
+
+@dataclass(frozen=True)
+class Topic:
+    id: str
+    subject: str
+    body: str
+    files: tuple[str, ...]
+
+    @property
+    def commit_message(self) -> str:
+        return f"{self.subject}\n\n{self.body.strip()}\n"
+
+
+@dataclass(frozen=True)
+class Fragment:
+    source: Path
+    index: int
+    topic: str
+    where: str
+    anchor: tuple[str, ...]
+    text: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        shown = self.source.relative_to(REPO_ROOT) if self.source.is_relative_to(REPO_ROOT) else self.source
+        return f"{shown} fragment #{self.index + 1}"
+
+
+@dataclass(frozen=True)
+class FragmentFile:
+    upstream_path: str
+    alternatives: tuple[str, ...]
+    fragments: tuple[Fragment, ...]
+
+    def target_in(self, tree: Path) -> str | None:
+        """The first of the upstream path and its alternatives that exists in `tree`."""
+        for candidate in (self.upstream_path, *self.alternatives):
+            if (tree / candidate).is_file():
+                return candidate
+        return None
+
+
+@dataclass(frozen=True)
+class NewFile:
+    upstream_path: str
+    source: Path
+
+
+class Outcome(Enum):
+    APPLIED = "applied"
+    ALREADY_APPLIED = "already applied"
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(text.splitlines())
+
+
+def _parse_fragment(source: Path, index: int, table: dict[str, object]) -> Fragment:
+    def field(name: str) -> str:
+        value = table.get(name)
+        if not isinstance(value, str) or not value:
+            raise FragmentError(f"{source} fragment #{index + 1}: missing or empty '{name}'")
+        return value
+
+    where = field("where")
+    if where not in WHERE_CHOICES:
+        raise FragmentError(f"{source} fragment #{index + 1}: where = {where!r}, expected one of {WHERE_CHOICES}")
+    anchor = _lines(field("anchor"))
+    if not any(line.strip() for line in anchor):
+        raise FragmentError(f"{source} fragment #{index + 1}: the anchor is blank; anchor on a distinctive line")
+    return Fragment(source, index, field("topic"), where, anchor, _lines(field("text")))
+
+
+def load_fragment_file(source: Path, upstream_path: str) -> FragmentFile:
+    try:
+        data = tomllib.loads(source.read_text())
+    except tomllib.TOMLDecodeError as error:
+        raise FragmentError(f"{source}: not valid TOML: {error}") from error
+    tables = data.get("fragment", [])
+    if not tables:
+        raise FragmentError(f"{source}: no [[fragment]] tables")
+    fragments = tuple(_parse_fragment(source, i, t) for i, t in enumerate(tables))
+    return FragmentFile(upstream_path, tuple(data.get("alternatives", ())), fragments)
+
+
+def load_topics(topics_file: Path) -> tuple[Topic, ...]:
+    data = tomllib.loads(topics_file.read_text())
+    topics = tuple(
+        Topic(t["id"], t["subject"], t.get("body", ""), tuple(t.get("files", ()))) for t in data["topic"]
+    )
+    ids = [t.id for t in topics]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise FragmentError(f"{topics_file}: duplicate topic ids {sorted(duplicates)}")
+    return topics
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Everything this repo adds to PyTorch, grouped by topic."""
+
+    topics: tuple[Topic, ...]
+    fragment_files: tuple[FragmentFile, ...]
+    new_files: tuple[NewFile, ...]
+
+    def topic_of_new_file(self, upstream_path: str) -> str:
+        owners = [t.id for t in self.topics if upstream_path in t.files]
+        if len(owners) != 1:
+            raise FragmentError(
+                f"new file {upstream_path} must be listed in the `files` of exactly one topic "
+                f"in topics.toml (found {owners or 'none'})"
+            )
+        return owners[0]
+
+    def new_files_of(self, topic_id: str) -> tuple[NewFile, ...]:
+        return tuple(f for f in self.new_files if self.topic_of_new_file(f.upstream_path) == topic_id)
+
+    def fragments_of(self, topic_id: str) -> tuple[tuple[FragmentFile, tuple[Fragment, ...]], ...]:
+        grouped = ((ff, tuple(f for f in ff.fragments if f.topic == topic_id)) for ff in self.fragment_files)
+        return tuple((ff, frags) for ff, frags in grouped if frags)
+
+    def edited_upstream_paths(self) -> tuple[str, ...]:
+        return tuple(sorted({p for ff in self.fragment_files for p in (ff.upstream_path, *ff.alternatives)}))
+
+    def validate(self) -> None:
+        known = {t.id for t in self.topics}
+        for ff in self.fragment_files:
+            for fragment in ff.fragments:
+                if fragment.topic not in known:
+                    raise FragmentError(f"{fragment.label}: unknown topic {fragment.topic!r} (see topics.toml)")
+        listed = {path for t in self.topics for path in t.files}
+        present = {f.upstream_path for f in self.new_files}
+        for path in sorted(listed - present):
+            raise FragmentError(f"topics.toml lists {path}, but no source folder holds it")
+        for new_file in self.new_files:
+            self.topic_of_new_file(new_file.upstream_path)
+
+
+def load_sources(root: Path = REPO_ROOT) -> Sources:
+    fragment_files: list[FragmentFile] = []
+    new_files: list[NewFile] = []
+    for folder in SOURCE_FOLDERS:
+        base = root / folder
+        for path in sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else ():
+            relative = path.relative_to(base).as_posix()
+            if "__pycache__" in relative:
+                continue
+            if relative.endswith(FRAGMENT_SUFFIX):
+                fragment_files.append(load_fragment_file(path, relative[: -len(FRAGMENT_SUFFIX)]))
+            else:
+                new_files.append(NewFile(relative, path))
+    sources = Sources(load_topics(root / "topics.toml"), tuple(fragment_files), tuple(new_files))
+    sources.validate()
+    return sources
+
+
+def find_block(lines: tuple[str, ...], block: tuple[str, ...], fragment: Fragment, target: str) -> int | None:
+    """Index of the block's first line in `lines`; None when absent. Fails when it is not unique."""
+    size = len(block)
+    hits = [i for i in range(len(lines) - size + 1) if lines[i : i + size] == block]
+    if len(hits) > 1:
+        where = ", ".join(str(i + 1) for i in hits)
+        raise FragmentError(
+            f"{fragment.label}: anchor {block[0]!r} occurs {len(hits)} times in {target} "
+            f"(lines {where}); make the anchor longer so it matches once"
+        )
+    return hits[0] if hits else None
+
+
+def _already_applied(lines: tuple[str, ...], fragment: Fragment, anchor_at: int | None, target: str) -> bool:
+    if fragment.where == "replace":
+        return anchor_at is None and find_block(lines, fragment.text, fragment, target) is not None
+    if anchor_at is None:
+        return False
+    if fragment.where == "before":
+        start = anchor_at - len(fragment.text)
+    else:
+        start = anchor_at + len(fragment.anchor)
+    return start >= 0 and lines[start : start + len(fragment.text)] == fragment.text
+
+
+def apply_fragment(lines: tuple[str, ...], fragment: Fragment, target: str) -> tuple[tuple[str, ...], Outcome]:
+    at = find_block(lines, fragment.anchor, fragment, target)
+    if _already_applied(lines, fragment, at, target):
+        return lines, Outcome.ALREADY_APPLIED
+    if at is None:
+        raise FragmentError(
+            f"{fragment.label}: anchor {fragment.anchor[0]!r} not found in {target}; "
+            "upstream changed this file: update the anchor"
+        )
+    end = at + len(fragment.anchor)
+    if fragment.where == "before":
+        return lines[:at] + fragment.text + lines[at:], Outcome.APPLIED
+    if fragment.where == "after":
+        return lines[:end] + fragment.text + lines[end:], Outcome.APPLIED
+    return lines[:at] + fragment.text + lines[end:], Outcome.APPLIED
+
+
+def apply_fragments_to_text(text: str, fragments: tuple[Fragment, ...], target: str) -> tuple[str, bool]:
+    """Apply in order; returns the new text and whether anything changed."""
+    lines = _lines(text)
+    changed = False
+    for fragment in fragments:
+        lines, outcome = apply_fragment(lines, fragment, target)
+        changed |= outcome is Outcome.APPLIED
+    trailing = "\n" if text.endswith("\n") or not text else ""
+    return "\n".join(lines) + trailing, changed
