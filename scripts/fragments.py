@@ -30,7 +30,7 @@ class Topic:
 
 @dataclass(frozen=True)
 class Fragment:
-    source: Path
+    source: str  # the fragment file, relative to the sources root
     index: int
     topic: str
     where: str
@@ -39,8 +39,7 @@ class Fragment:
 
     @property
     def label(self) -> str:
-        shown = self.source.relative_to(REPO_ROOT) if self.source.is_relative_to(REPO_ROOT) else self.source
-        return f"{shown} fragment #{self.index + 1}"
+        return f"{self.source} fragment #{self.index + 1}"
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(text.splitlines())
 
 
-def _parse_fragment(source: Path, index: int, table: dict[str, object]) -> Fragment:
+def _parse_fragment(source: str, index: int, table: dict[str, object]) -> Fragment:
     def field(name: str) -> str:
         value = table.get(name)
         if not isinstance(value, str) or not value:
@@ -88,9 +87,10 @@ def _parse_fragment(source: Path, index: int, table: dict[str, object]) -> Fragm
     return Fragment(source, index, field("topic"), where, anchor, _lines(field("text")))
 
 
-def load_fragment_file(source: Path, upstream_path: str) -> FragmentFile:
+def load_fragment_file(path: Path, root: Path, upstream_path: str) -> FragmentFile:
+    source = path.relative_to(root).as_posix()
     try:
-        data = tomllib.loads(source.read_text())
+        data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as error:
         raise FragmentError(f"{source}: not valid TOML: {error}") from error
     tables = data.get("fragment", [])
@@ -163,10 +163,13 @@ def load_sources(root: Path = REPO_ROOT) -> Sources:
             if "__pycache__" in relative:
                 continue
             if relative.endswith(FRAGMENT_SUFFIX):
-                fragment_files.append(load_fragment_file(path, relative[: -len(FRAGMENT_SUFFIX)]))
+                fragment_files.append(load_fragment_file(path, root, relative[: -len(FRAGMENT_SUFFIX)]))
             else:
                 new_files.append(NewFile(relative, path))
-    sources = Sources(load_topics(root / "topics.toml"), tuple(fragment_files), tuple(new_files))
+    topics_file = root / "topics.toml"
+    if not topics_file.is_file():
+        raise FragmentError(f"{topics_file} is missing; it lists the topics (commits) of the series")
+    sources = Sources(load_topics(topics_file), tuple(fragment_files), tuple(new_files))
     sources.validate()
     return sources
 

@@ -45,8 +45,8 @@ def absent_note(absent: dict[str, list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def export_series(output: Path, base: Path = BASE_DIR) -> None:
-    sources = load_sources()
+def export_series(output: Path, base: Path = BASE_DIR, sources: Sources | None = None) -> None:
+    sources = sources or load_sources()
     with tempfile.TemporaryDirectory(prefix="cbrt-series-") as scratch:
         work_tree = Path(scratch) / "tree"
         git(Path(scratch), "clone", "-q", "--no-hardlinks", str(base), str(work_tree))

@@ -1,0 +1,160 @@
+"""`make apply PYTORCH_SRC=...`: apply the patch set to a PyTorch checkout, one commit per topic.
+
+Refuses a dirty tree, warns off the pin, and on any failure restores the branch,
+HEAD, index and files exactly as they were.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.fragments import FragmentError, Sources, load_sources
+from scripts.gitutil import (
+    FIXED_IDENTITY,
+    GitError,
+    branch_exists,
+    commit_all,
+    current_branch,
+    git,
+    head_commit,
+    is_git_repo,
+    porcelain_status,
+)
+from scripts.pin import load_pin
+from scripts.topic_plan import TopicPlan, plan_topic, write_plan
+
+DEFAULT_BRANCH = "cbrt"
+MARKER_FILE = "aten/src/ATen/native/native_functions.yaml"
+
+
+class ApplyError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class CheckoutState:
+    branch: str | None
+    head: str
+
+    @property
+    def ref(self) -> str:
+        return self.branch or self.head
+
+
+def check_checkout(checkout: Path) -> None:
+    if not is_git_repo(checkout):
+        raise ApplyError(f"PYTORCH_SRC={checkout} is not a git checkout; pass the folder that holds aten/ and torch/")
+    if not (checkout / MARKER_FILE).is_file():
+        raise ApplyError(f"PYTORCH_SRC={checkout} has no {MARKER_FILE}; is it a PyTorch checkout?")
+    dirty = porcelain_status(checkout)
+    if dirty:
+        shown = "\n  ".join(dirty[:10]) + ("\n  ..." if len(dirty) > 10 else "")
+        raise ApplyError(
+            f"{checkout} has uncommitted changes; commit or stash them first (nothing was changed):\n  {shown}"
+        )
+
+
+def warn_if_off_pin(checkout: Path) -> None:
+    pin = load_pin()
+    head = head_commit(checkout)
+    if head != pin.commit:
+        print(
+            f"warning: {checkout} is at {head[:12]}, not the pinned v{pin.version} ({pin.short_commit}); "
+            "applying anyway: every anchor is checked, and a missing one stops with nothing changed",
+            file=sys.stderr,
+        )
+
+
+def pending_plans(checkout: Path, sources: Sources) -> list[TopicPlan]:
+    """Every topic checked against the tree before anything is written."""
+    try:
+        return [plan_topic(checkout, sources, topic.id, missing_ok=False) for topic in sources.topics]
+    except FragmentError as error:
+        raise ApplyError(f"{error}\nnothing was changed in {checkout}") from error
+
+
+def commit_identity(checkout: Path) -> dict[str, str]:
+    """The user's identity when configured, else the patch set's own."""
+    configured = git(checkout, "config", "user.email", check=False).strip()
+    return {} if configured else FIXED_IDENTITY
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def restore(checkout: Path, state: CheckoutState, branch: str, written: set[str]) -> None:
+    git(checkout, "checkout", "-q", "-f", state.ref)
+    if git(checkout, "rev-parse", "HEAD").strip() != state.head:
+        git(checkout, "reset", "-q", "--hard", state.head)
+    if branch_exists(checkout, branch) and branch != state.branch:
+        git(checkout, "branch", "-q", "-D", branch)
+    tracked = set(git(checkout, "ls-files", "--", *written).splitlines()) if written else set()
+    for path in sorted(written - tracked):
+        (checkout / path).unlink(missing_ok=True)
+
+
+def commit_topics(checkout: Path, sources: Sources, written: set[str]) -> int:
+    identity = commit_identity(checkout)
+    commits = 0
+    for topic in sources.topics:
+        plan = plan_topic(checkout, sources, topic.id, missing_ok=False)
+        if plan.is_empty:
+            continue
+        written.update(plan.writes)
+        write_plan(checkout, plan)
+        commit_all(checkout, sorted(plan.writes), topic.commit_message, env=identity)
+        print(f"  {topic.id}: {topic.subject}")
+        commits += 1
+    return commits
+
+
+def apply_to_checkout(checkout: Path, branch: str = DEFAULT_BRANCH, sources: Sources | None = None) -> str:
+    """Apply and commit; returns a one-line summary. Raises ApplyError with nothing changed on failure."""
+    sources = sources or load_sources()
+    check_checkout(checkout)
+    warn_if_off_pin(checkout)
+    if all(plan.is_empty for plan in pending_plans(checkout, sources)):
+        return f"already applied: {checkout} has every topic of the patch set; nothing changed"
+    if branch_exists(checkout, branch):
+        raise ApplyError(f"branch {branch!r} already exists in {checkout}; delete it or pass BRANCH=<name>")
+    state = CheckoutState(current_branch(checkout), head_commit(checkout))
+    written: set[str] = set()
+    try:
+        with sigterm_as_interrupt():
+            git(checkout, "checkout", "-q", "-b", branch)
+            commits = commit_topics(checkout, sources, written)
+    except (Exception, KeyboardInterrupt) as error:
+        restore(checkout, state, branch, written)
+        raise ApplyError(f"apply failed, {checkout} restored to {state.ref} ({state.head[:12]}): {error}") from error
+    return f"applied: {commits} commits on branch {branch!r} in {checkout}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("checkout", type=Path, help="the PyTorch checkout (PYTORCH_SRC)")
+    parser.add_argument("--branch", default=DEFAULT_BRANCH)
+    args = parser.parse_args()
+    try:
+        print(apply_to_checkout(args.checkout.resolve(), args.branch))
+    except (ApplyError, FragmentError, GitError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

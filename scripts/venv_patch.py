@@ -1,0 +1,113 @@
+"""Apply the Python, yaml and header parts of the patch set to an installed torch/torchgen.
+
+Pristine copies are kept beside the install, so each run starts from the shipped
+files, a removed fragment is undone, and reruns change nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from scripts.fragments import Sources, apply_fragments_to_text, load_sources
+from scripts.layout import wheel_member_of
+from scripts.pin import DriftError, check_base_file, load_pin
+
+STATE_DIR_NAME = ".cbrt-overlay"
+
+
+def site_packages_of(python: str) -> Path:
+    code = "import sysconfig, torch, torchgen; print(sysconfig.get_paths()['purelib'])"
+    result = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"error: {python} cannot import torch and torchgen:\n{result.stderr.strip()}")
+    return Path(result.stdout.strip())
+
+
+def torch_version_of(python: str) -> str:
+    code = "import torch; print(torch.__version__.split('+')[0])"
+    return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def pristine(site: Path, member: str) -> bytes:
+    """The file as installed before we first patched it."""
+    backup = site / STATE_DIR_NAME / "pristine" / member
+    if not backup.is_file():
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(site / member, backup)
+    return backup.read_bytes()
+
+
+def atomic_write(path: Path, content: bytes) -> None:
+    temporary = path.with_name(path.name + ".cbrt-tmp")
+    temporary.write_bytes(content)
+    os.replace(temporary, path)
+
+
+def patched_contents(site: Path, sources: Sources, on_pin: bool) -> dict[str, bytes]:
+    """Wheel member -> patched content, for every file the patch set edits or adds in an install."""
+    pin = load_pin()
+    contents: dict[str, bytes] = {}
+    for fragment_file in sources.fragment_files:
+        member = wheel_member_of(fragment_file.upstream_path)
+        if member is None or not (site / member).is_file():
+            continue
+        original = pristine(site, member)
+        try:
+            check_base_file(pin, fragment_file.upstream_path, original)
+        except DriftError:
+            if on_pin:
+                raise
+        ordered = tuple(f for t in sources.topics for f in fragment_file.fragments if f.topic == t.id)
+        text, _ = apply_fragments_to_text(original.decode(), ordered, fragment_file.upstream_path)
+        contents[member] = text.encode()
+    for new_file in sources.new_files:
+        member = wheel_member_of(new_file.upstream_path)
+        if member is not None:
+            contents[member] = new_file.source.read_bytes()
+    return contents
+
+
+def patch_install(site: Path, on_pin: bool) -> list[str]:
+    """Bring the install to 'shipped files + patch set'; returns the members that changed."""
+    state = site / STATE_DIR_NAME
+    manifest = state / "manifest.json"
+    previous = set(json.loads(manifest.read_text())) if manifest.is_file() else set()
+    patched = patched_contents(site, load_sources(), on_pin)
+    contents = dict(patched)
+    for member in sorted(previous - set(patched)):
+        backup = state / "pristine" / member
+        if backup.is_file():
+            contents[member] = backup.read_bytes()
+        else:
+            (site / member).unlink(missing_ok=True)
+    changed = [m for m, c in sorted(contents.items()) if not (site / m).is_file() or (site / m).read_bytes() != c]
+    for member in changed:
+        (site / member).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(site / member, contents[member])
+    state.mkdir(parents=True, exist_ok=True)
+    atomic_write(manifest, json.dumps(sorted(patched)).encode())
+    return changed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose torch is patched")
+    args = parser.parse_args()
+    site = site_packages_of(args.python)
+    pin = load_pin()
+    version = torch_version_of(args.python)
+    on_pin = version == pin.version
+    if not on_pin:
+        print(f"warning: {args.python} has torch {version}, not the pinned {pin.version}; anchors decide", file=sys.stderr)
+    changed = patch_install(site, on_pin)
+    print(f"venv patch: {len(changed)} files updated in {site}" + "".join(f"\n  {m}" for m in changed))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""`make apply`: one commit per topic on a new branch, refusals that change nothing, exact rollback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import fragment_toml, make_checkout, write
+
+import scripts.apply_checkout as apply_checkout
+from scripts.apply_checkout import ApplyError, apply_to_checkout
+from scripts.fragments import load_sources
+from scripts.gitutil import git
+
+
+def snapshot(repo: Path) -> tuple[str, str, str, str]:
+    """Branch, HEAD, index and work tree state, enough to prove nothing changed."""
+    return (
+        git(repo, "symbolic-ref", "HEAD").strip(),
+        git(repo, "rev-parse", "HEAD").strip(),
+        git(repo, "status", "--porcelain", "--untracked-files=all"),
+        git(repo, "branch", "--list"),
+    )
+
+
+def test_applies_one_commit_per_topic_on_a_new_branch(sources_root: Path, checkout: Path) -> None:
+    summary = apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert summary.startswith("applied: 2 commits on branch 'cbrt'")
+    subjects = git(checkout, "log", "--format=%s", "main..cbrt").splitlines()
+    assert subjects == ["[docs] second topic", "[ATen] first topic"]
+    assert (checkout / "aten/src/ATen/native/New.cpp").read_text() == "// new file\n"
+    assert "    cbrt" in (checkout / "docs/source/torch.md").read_text().splitlines()
+
+
+def test_an_alternative_target_is_used_when_the_primary_is_absent(sources_root: Path, tmp_path: Path) -> None:
+    rst_checkout = make_checkout(tmp_path / "rst", docs_name="torch.rst")
+    apply_to_checkout(rst_checkout, "cbrt", load_sources(sources_root))
+    assert "    cbrt" in (rst_checkout / "docs/source/torch.rst").read_text().splitlines()
+
+
+def test_second_run_says_already_applied_and_changes_nothing(sources_root: Path, checkout: Path) -> None:
+    sources = load_sources(sources_root)
+    apply_to_checkout(checkout, "cbrt", sources)
+    before = snapshot(checkout)
+    assert apply_to_checkout(checkout, "cbrt", sources).startswith("already applied")
+    assert snapshot(checkout) == before
+
+
+def test_dirty_tree_is_refused_untouched(sources_root: Path, checkout: Path) -> None:
+    (checkout / "docs/source/torch.md").write_text("my uncommitted work\n")
+    (checkout / "notes.txt").write_text("untracked work\n")
+    before = snapshot(checkout)
+    with pytest.raises(ApplyError, match="uncommitted changes; commit or stash them first"):
+        apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert snapshot(checkout) == before
+    assert (checkout / "docs/source/torch.md").read_text() == "my uncommitted work\n"
+
+
+def test_not_a_git_checkout_is_refused(sources_root: Path, tmp_path: Path) -> None:
+    with pytest.raises(ApplyError, match="is not a git checkout"):
+        apply_to_checkout(tmp_path, "cbrt", load_sources(sources_root))
+
+
+def test_off_pin_head_warns_but_applies(sources_root: Path, checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert "not the pinned v2.14.1 (5c48869)" in capsys.readouterr().err
+
+
+def test_missing_anchor_in_a_later_topic_stops_before_any_change(sources_root: Path, checkout: Path) -> None:
+    write(
+        sources_root / "docs/upstream/docs/source/torch.md.fragments.toml",
+        fragment_toml("two", "after", "    cube\n", "    cbrt\n"),
+    )
+    before = snapshot(checkout)
+    with pytest.raises(ApplyError, match=r"anchor '    cube' not found(.|\n)*nothing was changed"):
+        apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert snapshot(checkout) == before
+    assert not (checkout / "aten/src/ATen/native/New.cpp").exists()
+
+
+def test_interrupt_midway_restores_branch_head_index_and_files(
+    sources_root: Path, checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_commit_all = apply_checkout.commit_all
+    calls = []
+
+    def interrupted_on_second_topic(repo: Path, paths: list[str], message: str, env: dict[str, str]) -> None:
+        calls.append(paths)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("simulated Ctrl-C")
+        real_commit_all(repo, paths, message, env)
+
+    monkeypatch.setattr(apply_checkout, "commit_all", interrupted_on_second_topic)
+    before = snapshot(checkout)
+    with pytest.raises(ApplyError, match="simulated Ctrl-C"):
+        apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert snapshot(checkout) == before
+    assert (checkout / "docs/source/torch.md").read_text().count("cbrt") == 0
+
+
+def test_existing_branch_is_refused(sources_root: Path, checkout: Path) -> None:
+    git(checkout, "branch", "cbrt")
+    with pytest.raises(ApplyError, match="branch 'cbrt' already exists"):
+        apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
