@@ -124,12 +124,12 @@ def sweep_all(dtype: torch.dtype, names: tuple[str, ...], workers: int, limit: i
     with ProcessPoolExecutor(workers) as pool:
         futures = [pool.submit(sweep_chunk, dtype, s, min(chunk, total - s), names) for s in starts]
         for done, future in enumerate(futures, 1):
-            for acc, (max_ulp, wrong, over) in zip(per_candidate, future.result()):
+            for acc, (max_ulp, wrong, over) in zip(per_candidate, future.result(), strict=False):
                 acc[0], acc[1], acc[2] = max(acc[0], max_ulp), acc[1] + wrong, acc[2] + over
             if done % 64 == 0 or done == len(futures):
                 print(f"  {dtype}: {done}/{len(futures)} chunks, {time.monotonic() - started:.0f}s", file=sys.stderr)
     seconds = time.monotonic() - started
-    return [Report(str(dtype), n, total, a[0], a[1], a[2], seconds) for n, a in zip(names, per_candidate)]
+    return [Report(str(dtype), n, total, a[0], a[1], a[2], seconds) for n, a in zip(names, per_candidate, strict=False)]
 
 
 FLOAT64_SPECIALS = [0.0, -0.0, float("inf"), -float("inf"), float("nan"), 5e-324, -5e-324, 2.2250738585072014e-308,
@@ -180,10 +180,10 @@ def sweep_float64(names: tuple[str, ...], workers: int, count: int, seed: int = 
     per_candidate = [[0.0, 0, 0] for _ in names]
     with ProcessPoolExecutor(workers) as pool:
         for result in pool.map(float64_chunk, chunks, [names] * len(chunks)):
-            for acc, (max_ulp, wrong, over) in zip(per_candidate, result):
+            for acc, (max_ulp, wrong, over) in zip(per_candidate, result, strict=False):
                 acc[0], acc[1], acc[2] = max(acc[0], max_ulp), acc[1] + wrong, acc[2] + over
     seconds = time.monotonic() - started
-    return [Report("torch.float64", n, len(x), a[0], a[1], a[2], seconds) for n, a in zip(names, per_candidate)]
+    return [Report("torch.float64", n, len(x), a[0], a[1], a[2], seconds) for n, a in zip(names, per_candidate, strict=False)]
 
 
 DTYPES = {"float32": torch.float32, "float16": torch.half, "bfloat16": torch.bfloat16, "float64": torch.float64}

@@ -41,8 +41,8 @@ from torchgen import dest
 from torchgen.api import cpp
 from torchgen.api.autograd import (
     DifferentiabilityInfo,
-    match_differentiability_info,
     NativeFunctionWithDifferentiabilityInfo,
+    match_differentiability_info,
 )
 from torchgen.code_template import CodeTemplate
 from torchgen.gen_functionalization_type import (
@@ -54,29 +54,31 @@ from torchgen.gen_functionalization_type import (
 from torchgen.gen_vmap_plumbing import gen_all_vmap_plumbing
 from torchgen.model import (
     BackendIndex,
-    dispatch_keys as ALL_DISPATCH_KEYS,
     DispatchKey,
     FunctionSchema,
-    is_cuda_dispatch_key,
     NativeFunction,
     NativeFunctionsGroup,
     NativeFunctionsViewGroup,
     Target,
+    is_cuda_dispatch_key,
+)
+from torchgen.model import (
+    dispatch_keys as ALL_DISPATCH_KEYS,
 )
 from torchgen.packaged.autograd import gen_python_functions as gpf
 from torchgen.packaged.autograd.gen_autograd_functions import (
     FUNCTION_DECLARATION,
     FUNCTION_DEFINITION,
-    get_infos_with_derivatives_list,
-    process_function,
     PY_FUNCTION_DEFINITION,
     PY_FUNCTION_PROPS_AND_GETTERS,
+    get_infos_with_derivatives_list,
+    process_function,
 )
 from torchgen.packaged.autograd.gen_inplace_or_view_type import (
     gen_inplace_or_view_type_env,
     use_derived,
 )
-from torchgen.packaged.autograd.gen_trace_type import gen_trace_type_func, MANUAL_TRACER
+from torchgen.packaged.autograd.gen_trace_type import MANUAL_TRACER, gen_trace_type_func
 from torchgen.packaged.autograd.gen_variable_type import gen_variable_type_func
 from torchgen.packaged.autograd.load_derivatives import load_derivatives
 from torchgen.selective_build.selector import SelectiveBuilder
