@@ -59,7 +59,6 @@ from torchgen.model import (
     NativeFunction,
     NativeFunctionsGroup,
     NativeFunctionsViewGroup,
-    Target,
     is_cuda_dispatch_key,
 )
 from torchgen.model import (
@@ -82,7 +81,7 @@ from torchgen.packaged.autograd.gen_trace_type import MANUAL_TRACER, gen_trace_t
 from torchgen.packaged.autograd.gen_variable_type import gen_variable_type_func
 from torchgen.packaged.autograd.load_derivatives import load_derivatives
 from torchgen.selective_build.selector import SelectiveBuilder
-from torchgen.utils import FileManager, mapMaybe
+from torchgen.utils import FileManager, mapMaybe, Target
 
 PACKAGED = Path(torchgen.__file__).resolve().parent / "packaged"
 ATEN_TEMPLATES = PACKAGED / "ATen" / "templates"

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Install the overlay loader into a site-packages and hook it into torch.
+
+  <site-packages>/_torch_cbrt_overlay/__init__.py  <- scripts/overlay/torch_cbrt_overlay.py
+  <site-packages>/torch/__init__.py                <- one import line after the anchor
+
+Build the shared objects into <site-packages>/_torch_cbrt_overlay with
+-DOVERLAY_OUTPUT_DIR.  Idempotent; files are replaced (never written through
+a symlink) and only when their content changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+PACKAGE = "_torch_cbrt_overlay"
+LOADER = Path(__file__).resolve().parent / "overlay" / "torch_cbrt_overlay.py"
+# After torch._C is initialised and before torch copies _C._VariableFunctions
+# into its namespace (and long before torch._prims / torch._refs).
+ANCHOR_PREFIX = "_C._initExtension(_manager_path())"
+HOOK = f"import {PACKAGE}  # noqa: F401  operator overlay: registers and binds the new ATen ops\n"
+
+
+class HookError(RuntimeError):
+    pass
+
+
+def replace_if_changed(path: Path, text: str) -> bool:
+    if path.is_file() and not path.is_symlink() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".overlay-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return True
+
+
+def hooked(init_text: str, init_path: Path) -> str:
+    lines = init_text.splitlines(keepends=True)
+    anchors = [i for i, line in enumerate(lines) if line.startswith(ANCHOR_PREFIX)]
+    if len(anchors) != 1:
+        raise HookError(f"{init_path}: expected exactly one line starting with {ANCHOR_PREFIX!r}, found {len(anchors)}")
+    at = anchors[0] + 1
+    if lines[at : at + 1] == [HOOK]:
+        return init_text
+    if any(line == HOOK for line in lines):
+        raise HookError(f"{init_path}: overlay hook present but not right after the anchor")
+    return "".join(lines[:at] + [HOOK] + lines[at:])
+
+
+def install(site_packages: Path) -> list[Path]:
+    init = site_packages / "torch" / "__init__.py"
+    if not init.is_file():
+        raise HookError(f"{init} not found")
+    changed = []
+    loader = site_packages / PACKAGE / "__init__.py"
+    if replace_if_changed(loader, LOADER.read_text(encoding="utf-8")):
+        changed.append(loader)
+    if replace_if_changed(init, hooked(init.read_text(encoding="utf-8"), init)):
+        changed.append(init)
+    return changed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("site_packages", type=Path, help="the venv's site-packages holding torch/")
+    args = p.parse_args(argv)
+    try:
+        changed = install(args.site_packages)
+    except HookError as e:
+        print(f"overlay_install: {e}", file=sys.stderr)
+        return 1
+    print(f"overlay_install: {len(changed)} file(s) updated" + "".join(f"\n  {c}" for c in changed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
