@@ -84,7 +84,10 @@ def _parse_fragment(source: str, index: int, table: dict[str, object]) -> Fragme
     anchor = _lines(field("anchor"))
     if not any(line.strip() for line in anchor):
         raise FragmentError(f"{source} fragment #{index + 1}: the anchor is blank; anchor on a distinctive line")
-    return Fragment(source, index, field("topic"), where, anchor, _lines(field("text")))
+    text = table.get("text", "")
+    if not isinstance(text, str) or (not text and where != "replace"):
+        raise FragmentError(f"{source} fragment #{index + 1}: missing or empty 'text' (only a replace may delete)")
+    return Fragment(source, index, field("topic"), where, anchor, _lines(text))
 
 
 def load_fragment_file(path: Path, root: Path, upstream_path: str) -> FragmentFile:
@@ -189,7 +192,8 @@ def find_block(lines: tuple[str, ...], block: tuple[str, ...], fragment: Fragmen
 
 def _already_applied(lines: tuple[str, ...], fragment: Fragment, anchor_at: int | None, target: str) -> bool:
     if fragment.where == "replace":
-        return anchor_at is None and find_block(lines, fragment.text, fragment, target) is not None
+        # A deletion leaves nothing to find: its anchor being gone is all there is to check.
+        return anchor_at is None and (not fragment.text or find_block(lines, fragment.text, fragment, target) is not None)
     if anchor_at is None:
         return False
     if fragment.where == "before":

@@ -5,7 +5,7 @@
   <site-packages>/torch/__init__.py                <- one import line after the anchor
 
 Build the shared objects into <site-packages>/_torch_cbrt_overlay with
--DOVERLAY_OUTPUT_DIR.  Idempotent; files are replaced (never written through
+-DOVERLAY_OUTPUT_DIR first: the hook is refused without them.  Idempotent; files are replaced (never written through
 a symlink) and only when their content changes.
 """
 
@@ -56,6 +56,9 @@ def install(site_packages: Path) -> list[Path]:
     init = site_packages / "torch" / "__init__.py"
     if not init.is_file():
         raise HookError(f"{init} not found")
+    # Without the built extension the hook would break `import torch` itself.
+    if not any((site_packages / PACKAGE).glob(f"{PACKAGE}_C*.so")):
+        raise HookError(f"no {PACKAGE}_C*.so in {site_packages / PACKAGE}: build it there first (-DOVERLAY_OUTPUT_DIR)")
     changed = []
     loader = site_packages / PACKAGE / "__init__.py"
     if replace_if_changed(loader, LOADER.read_text(encoding="utf-8")):

@@ -88,3 +88,10 @@ def test_the_repo_sources_load_and_validate() -> None:
     sources = load_sources()
     assert {t.id for t in sources.topics} >= {"aten-op", "autograd"}
     assert "aten/src/ATen/native/native_functions.yaml" in sources.edited_upstream_paths()
+
+
+def test_an_empty_replace_deletes_the_anchor_and_reapplies_as_a_no_op() -> None:
+    deletion = (fragment("replace", "  variants: function", ""),)
+    once, changed = apply_fragments_to_text(YAML, deletion, "x")
+    assert changed and "variants" not in once
+    assert apply_fragments_to_text(once, deletion, "x") == (once, False)

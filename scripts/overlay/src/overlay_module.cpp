@@ -49,14 +49,21 @@ PyObject* overlay_handle_torch_function(
     const char* module_name,
     const char* func_name_override) {
   const std::string func_name = r.get_func_name();
-  py::object torch_api_function = py::reinterpret_steal<py::object>(
-      PyObject_GetAttrString(torch_api, func_name_override ? func_name_override : func_name.c_str()));
+  py::object torch_api_function =
+      py::reinterpret_steal<py::object>(PyObject_GetAttrString(
+          torch_api,
+          func_name_override ? func_name_override : func_name.c_str()));
   if (!torch_api_function) {
     throw python_error();
   }
   py::tuple all_args = combine_self_args(self, args);
   return torch::handle_torch_function_no_python_arg_parser(
-      r.overloaded_args, all_args.ptr(), kwargs, func_name.c_str(), torch_api_function.ptr(), module_name);
+      r.overloaded_args,
+      all_args.ptr(),
+      kwargs,
+      func_name.c_str(),
+      torch_api_function.ptr(),
+      module_name);
 }
 
 PyObject* overlay_handle_torch_function(
@@ -66,7 +73,8 @@ PyObject* overlay_handle_torch_function(
     PyObject* torch_api,
     const char* module_name,
     const char* func_name_override) {
-  return overlay_handle_torch_function(r, nullptr, args, kwargs, torch_api, module_name, func_name_override);
+  return overlay_handle_torch_function(
+      r, nullptr, args, kwargs, torch_api, module_name, func_name_override);
 }
 
 // Static types reject setattr, so the entries go straight into tp_dict; an
@@ -78,7 +86,8 @@ static void add_to_type(PyTypeObject* type, const char* name, PyObject* value) {
   }
   PyObject* dict = type->tp_dict;
   if (PyDict_GetItemString(dict, name) != nullptr) {
-    throw std::runtime_error(std::string(type->tp_name) + " already has '" + name + "'");
+    throw std::runtime_error(
+        std::string(type->tp_name) + " already has '" + name + "'");
   }
   if (PyDict_SetItemString(dict, name, owned.ptr()) < 0) {
     throw python_error();
@@ -88,7 +97,8 @@ static void add_to_type(PyTypeObject* type, const char* name, PyObject* value) {
 static void add_static_methods(PyTypeObject* type, PyMethodDef* defs) {
   for (PyMethodDef* def = defs; def->ml_name != nullptr; ++def) {
     // As CPython's type_add_method does for METH_STATIC entries.
-    py::object fn = py::reinterpret_steal<py::object>(PyCFunction_NewEx(def, (PyObject*)type, nullptr));
+    py::object fn = py::reinterpret_steal<py::object>(
+        PyCFunction_NewEx(def, (PyObject*)type, nullptr));
     if (!fn) {
       throw python_error();
     }
@@ -109,7 +119,8 @@ static void attach() {
   py::object functions = torch_c.attr("_VariableFunctions");
   add_static_methods(Py_TYPE(functions.ptr()), torch_functions());
   THPVariableFunctionsModule = functions.release().ptr();
-  add_methods((PyTypeObject*)torch_c.attr("TensorBase").ptr(), tensor_methods());
+  add_methods(
+      (PyTypeObject*)torch_c.attr("TensorBase").ptr(), tensor_methods());
   initialize_autograd_functions(torch_c.attr("_functions").ptr());
 }
 

@@ -1,0 +1,70 @@
+"""Installing the overlay loader: one hook line after a unique anchor, idempotent, never through a symlink."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import scripts.overlay_install as overlay_install
+
+INIT = """\
+import os
+_C._initExtension(_manager_path())  # pyrefly: ignore[bad-argument-type]
+
+del _manager_path
+"""
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    init = tmp_path / "torch" / "__init__.py"
+    init.parent.mkdir(parents=True)
+    init.write_text(INIT)
+    built = tmp_path / "_torch_cbrt_overlay" / "_torch_cbrt_overlay_C.cpython-311-x86_64-linux-gnu.so"
+    built.parent.mkdir()
+    built.write_bytes(b"")
+    return tmp_path
+
+
+def test_inserts_hook_after_anchor_once(site: Path) -> None:
+    changed = overlay_install.install(site)
+    assert changed == [site / "_torch_cbrt_overlay" / "__init__.py", site / "torch" / "__init__.py"]
+    lines = (site / "torch" / "__init__.py").read_text().splitlines(keepends=True)
+    assert lines[2] == overlay_install.HOOK
+    assert overlay_install.install(site) == []
+    assert (site / "torch" / "__init__.py").read_text().count(overlay_install.HOOK) == 1
+
+
+def test_refuses_to_hook_before_the_extension_is_built(site: Path) -> None:
+    for built in (site / "_torch_cbrt_overlay").glob("*.so"):
+        built.unlink()
+    with pytest.raises(overlay_install.HookError, match="build it there first"):
+        overlay_install.install(site)
+    assert overlay_install.HOOK not in (site / "torch" / "__init__.py").read_text()
+
+
+def test_missing_or_duplicated_anchor_fails(site: Path) -> None:
+    init = site / "torch" / "__init__.py"
+    init.write_text("import os\n")
+    with pytest.raises(overlay_install.HookError, match="found 0"):
+        overlay_install.install(site)
+    init.write_text(INIT + INIT)
+    with pytest.raises(overlay_install.HookError, match="found 2"):
+        overlay_install.install(site)
+
+
+def test_misplaced_hook_fails(site: Path) -> None:
+    (site / "torch" / "__init__.py").write_text(overlay_install.HOOK + INIT)
+    with pytest.raises(overlay_install.HookError, match="not right after"):
+        overlay_install.install(site)
+
+
+def test_replaces_a_symlink_instead_of_writing_through_it(site: Path, tmp_path: Path) -> None:
+    shipped = tmp_path / "shipped_init.py"
+    init = site / "torch" / "__init__.py"
+    init.rename(shipped)
+    init.symlink_to(shipped)
+    overlay_install.install(site)
+    assert not init.is_symlink()
+    assert shipped.read_text() == INIT
