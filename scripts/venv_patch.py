@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from scripts.fragments import Sources, apply_fragments_to_text, load_sources
@@ -22,15 +23,15 @@ STATE_DIR_NAME = ".cbrt-overlay"
 
 
 def site_packages_of(python: str) -> Path:
-    code = "import sysconfig, torch, torchgen; print(sysconfig.get_paths()['purelib'])"
+    code = "import sysconfig, torchgen; print(sysconfig.get_paths()['purelib'])"
     result = subprocess.run([python, "-c", code], capture_output=True, text=True)
     if result.returncode != 0:
-        raise SystemExit(f"error: {python} cannot import torch and torchgen:\n{result.stderr.strip()}")
+        raise SystemExit(f"error: {python} cannot import torchgen:\n{result.stderr.strip()}")
     return Path(result.stdout.strip())
 
 
 def torch_version_of(python: str) -> str:
-    code = "import torch; print(torch.__version__.split('+')[0])"
+    code = "import importlib.metadata as m; print(m.version('torch').split('+')[0])"
     return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -73,12 +74,24 @@ def patched_contents(site: Path, sources: Sources, on_pin: bool) -> dict[str, by
     return contents
 
 
-def patch_install(site: Path, on_pin: bool) -> list[str]:
-    """Bring the install to 'shipped files + patch set'; returns the members that changed."""
+PARTS: dict[str, Callable[[str], bool]] = {
+    # What codegen and the compiler read; `import torch` does not depend on it.
+    "build": lambda member: not member.endswith((".py", ".pyi")),
+    # Python front end: applied only once the operator library is installed, since it uses torch.cbrt.
+    "python": lambda member: member.endswith((".py", ".pyi")),
+    "all": lambda member: True,
+}
+
+
+def patch_install(site: Path, on_pin: bool, part: str = "all") -> list[str]:
+    """Bring the install's files of `part` to 'shipped files + patch set'; returns the members that changed."""
     state = site / STATE_DIR_NAME
     manifest = state / "manifest.json"
-    previous = set(json.loads(manifest.read_text())) if manifest.is_file() else set()
-    patched = patched_contents(site, load_sources(), on_pin)
+    in_part = PARTS[part]
+    recorded = set(json.loads(manifest.read_text())) if manifest.is_file() else set()
+    previous = {m for m in recorded if in_part(m)}
+    everything = patched_contents(site, load_sources(), on_pin)
+    patched = {m: c for m, c in everything.items() if in_part(m)}
     contents = dict(patched)
     for member in sorted(previous - set(patched)):
         backup = state / "pristine" / member
@@ -91,13 +104,14 @@ def patch_install(site: Path, on_pin: bool) -> list[str]:
         (site / member).parent.mkdir(parents=True, exist_ok=True)
         atomic_write(site / member, contents[member])
     state.mkdir(parents=True, exist_ok=True)
-    atomic_write(manifest, json.dumps(sorted(patched)).encode())
+    atomic_write(manifest, json.dumps(sorted((recorded - previous) | set(patched))).encode())
     return changed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose torch is patched")
+    parser.add_argument("--part", choices=list(PARTS), default="all", help="which files: build inputs or Python")
     args = parser.parse_args()
     site = site_packages_of(args.python)
     pin = load_pin()
@@ -105,7 +119,7 @@ def main() -> None:
     on_pin = version == pin.version
     if not on_pin:
         print(f"warning: {args.python} has torch {version}, not the pinned {pin.version}; anchors decide", file=sys.stderr)
-    changed = patch_install(site, on_pin)
+    changed = patch_install(site, on_pin, args.part)
     print(f"venv patch: {len(changed)} files updated in {site}" + "".join(f"\n  {m}" for m in changed))
 
 
