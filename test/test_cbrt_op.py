@@ -173,8 +173,20 @@ def test_testing_overrides_and_torch_function_dispatch() -> None:
 
 class TestErrors(TestCase):
     def test_complex_input_is_not_implemented(self) -> None:
-        with self.assertRaisesRegex(RuntimeError, "not implemented for 'ComplexFloat'"):
+        with self.assertRaises(RuntimeError) as caught:
             torch.cbrt(torch.ones(2, dtype=torch.cfloat))
+        self.assertExpectedInline(
+            str(caught.exception),
+            """cbrt is not implemented for 'ComplexFloat': it is the real cube root. For the principal complex cube root, use torch.pow(input, 1.0 / 3).""",  # noqa: B950
+        )
+
+    def test_complex_meta_and_fake_tensors_are_rejected_like_cpu(self) -> None:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with self.assertRaisesRegex(RuntimeError, "cbrt is not implemented for torch.complex128"):
+            torch.cbrt(torch.ones(2, dtype=torch.cdouble, device="meta"))
+        with FakeTensorMode() as mode, self.assertRaisesRegex(RuntimeError, "cbrt is not implemented for"):
+            torch.cbrt(mode.from_tensor(torch.ones(2, dtype=torch.cfloat)))
 
     def test_inplace_on_integer_tensor_cannot_hold_the_float_result(self) -> None:
         with self.assertRaises(RuntimeError) as caught:

@@ -21,8 +21,10 @@ namespace at::meta {
 TORCH_META_FUNC(cbrt)(const Tensor& self) {
   TORCH_CHECK(
       !self.is_complex(),
-      "cbrt is not implemented for complex tensors; the real cube root is "
-      "only defined for real inputs.");
+      "cbrt is not implemented for '",
+      self.scalar_type(),
+      "': it is the real cube root. For the principal complex cube root, "
+      "use torch.pow(input, 1.0 / 3).");
   build_borrowing_unary_float_op(maybe_get_output(), self);
 }
 
