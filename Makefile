@@ -18,7 +18,8 @@ $(VENV)/.requirements-stamp: requirements.txt
 
 venv: $(VENV)/.requirements-stamp
 
-overlay: venv
+# With PYTHON=/some/python the overlay goes into that interpreter's torch and no venv is made.
+overlay: $(if $(filter $(VENV)/bin/python,$(PYTHON)),venv)
 	$(PYTHON) -m scripts.overlay_build --python $(PYTHON)
 
 demo: overlay
@@ -48,6 +49,19 @@ test: overlay lint
 
 bench: overlay
 	$(PYTHON) -m scripts.bench
+
+# make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
+# USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).
+PYTORCH_FLAGS = --branch "$(BRANCH)" $(if $(PYTORCH_SRC),--src "$(PYTORCH_SRC)") \
+	$(if $(MAX_JOBS),--max-jobs "$(MAX_JOBS)") $(if $(USE_CUDA),--use-cuda "$(USE_CUDA)") \
+	$(if $(CCACHE),--ccache "$(CCACHE)") $(if $(PYTORCH_PYTHON),--python "$(PYTORCH_PYTHON)") \
+	$(if $(filter 1 yes true,$(SKIP_DEPS)),--skip-deps) $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
+
+pytorch:
+	$(SYSTEM_PYTHON) -m scripts.pytorch_build $(PYTORCH_FLAGS)
+
+pr:
+	$(SYSTEM_PYTHON) -m scripts.pr
 
 clean:
 	rm -rf build

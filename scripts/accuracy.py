@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -39,6 +41,7 @@ def numpy_cbrt(x: torch.Tensor) -> torch.Tensor:
 
 CANDIDATES: dict[str, Candidate] = {
     "torch.cbrt": lambda x: torch.cbrt(x),
+    "torch.cbrt (cuda)": lambda x: torch.cbrt(x.cuda()).cpu(),
     "numpy.cbrt": numpy_cbrt,
     "copysign(pow(abs(x), 1/3), x)": prims_composite,
     "tutorial sign(x)*abs(x)**(1/3)": tutorial_composite,
@@ -115,17 +118,22 @@ def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ..
     return results
 
 
+def merge(totals: list[list[float]], chunk: list[tuple[float, int, int]]) -> None:
+    """Fold one chunk's (max ULP, not correctly rounded, over 1 ULP) per candidate into the totals."""
+    for total, (max_ulp, wrong, over) in zip(totals, chunk, strict=True):
+        total[0], total[1], total[2] = max(total[0], max_ulp), total[1] + wrong, total[2] + over
+
+
 def sweep_all(dtype: torch.dtype, names: tuple[str, ...], workers: int, limit: int | None) -> list[Report]:
     total = limit or 1 << torch.finfo(dtype).bits
     chunk = min(total, 1 << 22)
     starts = range(0, total, chunk)
     started = time.monotonic()
     per_candidate = [[0.0, 0, 0] for _ in names]
-    with ProcessPoolExecutor(workers) as pool:
+    with worker_pool(workers) as pool:
         futures = [pool.submit(sweep_chunk, dtype, s, min(chunk, total - s), names) for s in starts]
         for done, future in enumerate(futures, 1):
-            for acc, (max_ulp, wrong, over) in zip(per_candidate, future.result(), strict=False):
-                acc[0], acc[1], acc[2] = max(acc[0], max_ulp), acc[1] + wrong, acc[2] + over
+            merge(per_candidate, future.result())
             if done % 64 == 0 or done == len(futures):
                 print(f"  {dtype}: {done}/{len(futures)} chunks, {time.monotonic() - started:.0f}s", file=sys.stderr)
     seconds = time.monotonic() - started
@@ -148,9 +156,9 @@ def float64_inputs(count: int, seed: int) -> np.ndarray:
 
 def longdouble_cbrt(x: np.ndarray) -> np.ndarray:
     """cbrt to ~2^-63 relative: glibc's double cbrt, then one Newton step in x87 long double."""
-    y = np.cbrt(x).astype(np.longdouble)
-    wide = x.astype(np.longdouble)
     with np.errstate(all="ignore"):
+        y = np.cbrt(x).astype(np.longdouble)
+        wide = x.astype(np.longdouble)
         corrected = y - (y * y * y - wide) / (3 * y * y)
     keep = ~np.isfinite(corrected) | (y == 0) | ~np.isfinite(y)
     return np.where(keep, y, corrected)
@@ -178,15 +186,21 @@ def sweep_float64(names: tuple[str, ...], workers: int, count: int, seed: int = 
     x = float64_inputs(count, seed)
     chunks = np.array_split(x, max(1, len(x) // (1 << 21)))
     per_candidate = [[0.0, 0, 0] for _ in names]
-    with ProcessPoolExecutor(workers) as pool:
+    with worker_pool(workers) as pool:
         for result in pool.map(float64_chunk, chunks, [names] * len(chunks)):
-            for acc, (max_ulp, wrong, over) in zip(per_candidate, result, strict=False):
-                acc[0], acc[1], acc[2] = max(acc[0], max_ulp), acc[1] + wrong, acc[2] + over
+            merge(per_candidate, result)
     seconds = time.monotonic() - started
     return [Report("torch.float64", n, len(x), a[0], a[1], a[2], seconds) for n, a in zip(names, per_candidate, strict=False)]
 
 
 DTYPES = {"float32": torch.float32, "float16": torch.half, "bfloat16": torch.bfloat16, "float64": torch.float64}
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Spawned workers whose malloc keeps freed chunks: without this, page faults triple the run time."""
+    os.environ.setdefault("MALLOC_MMAP_THRESHOLD_", str(1 << 32))
+    os.environ.setdefault("MALLOC_TRIM_THRESHOLD_", str(1 << 34))
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 def run(dtypes: list[str], names: tuple[str, ...], workers: int, float64_count: int, limit: int | None) -> list[Report]:

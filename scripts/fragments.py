@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from scripts import tomlcompat as tomllib
 from scripts.layout import FRAGMENT_SUFFIX, REPO_ROOT, SOURCE_FOLDERS
 
 WHERE_CHOICES = ("before", "after", "replace")

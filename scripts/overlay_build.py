@@ -86,7 +86,7 @@ def patch(python: str, part: str) -> None:
 
 
 def steps(python: str, site: Path, build: Path, jobs: int) -> list[tuple[str, Callable[[], None]]]:
-    codegen = [python, str(REPO_ROOT / "scripts/overlay_codegen.py"), "--out", str(build / "gen"),
+    codegen = [python, "-m", "scripts.overlay_codegen", "--out", str(build / "gen"),
                "--functorch-fragments", str(FUNCTORCH_FRAGMENTS)]
     return [
         ("apply yaml and header fragments", lambda: patch(python, "build")),

@@ -29,7 +29,6 @@ import contextlib
 import importlib.util
 import sys
 import time
-import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -84,6 +83,8 @@ from torchgen.packaged.autograd.gen_variable_type import gen_variable_type_func
 from torchgen.packaged.autograd.load_derivatives import load_derivatives
 from torchgen.selective_build.selector import SelectiveBuilder
 from torchgen.utils import FileManager, Target, mapMaybe
+
+from scripts import tomlcompat
 
 PACKAGED = Path(torchgen.__file__).resolve().parent / "packaged"
 ATEN_TEMPLATES = PACKAGED / "ATen" / "templates"
@@ -655,8 +656,7 @@ def gen_python(full: Model, ours: Model, ag: Autograd, deprecated: Path, out: Ou
 
 def batch_rule_lines(fragments: Path) -> list[str]:
     """The inserted lines of a BatchRulesUnaryOps.cpp fragments file."""
-    with fragments.open("rb") as f:
-        return [fragment["text"].rstrip("\n") for fragment in tomllib.load(f).get("fragment", [])]
+    return [fragment["text"].rstrip("\n") for fragment in tomlcompat.loads(fragments.read_text()).get("fragment", [])]
 
 
 def gen_batch_rules(fragments: Path | None, out: Output) -> None:

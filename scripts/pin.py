@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scripts import tomlcompat as tomllib
 from scripts.layout import REPO_ROOT
 
 LOCK_FILE = REPO_ROOT / "pytorch.lock"

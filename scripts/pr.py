@@ -1,0 +1,380 @@
+"""`make pr`: write build/pr/PR.md from the repo, and put the exported patch series next to it.
+
+Every part comes from a file: topics and fragments (what changes, and today's code that
+it replaces), the JUnit XML of `make pytorch` (test results, or "not run yet"),
+docs/BENCHMARKS.md and the README's accuracy section. Nothing is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.fragments import Fragment, Sources, load_sources
+from scripts.junit_summary import SuiteResult, summarize_dir
+from scripts.layout import REPO_ROOT
+from scripts.pin import Pin, load_pin
+from scripts.pytorch_build import RESULTS_DIR, SUITES
+
+OUTPUT_DIR = REPO_ROOT / "build" / "pr"
+NOT_RUN = "not run yet"
+NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
+PRIMS = "torch/_prims/__init__.py"
+REFS = "torch/_refs/__init__.py"
+
+
+@dataclass(frozen=True)
+class PrInputs:
+    """Where the generator reads from and writes to; the tests point these at fixtures."""
+
+    root: Path
+    output: Path
+    results: Path
+
+    @property
+    def patches(self) -> Path:
+        return self.root / "patches"
+
+    @property
+    def benchmarks(self) -> Path:
+        return self.root / "docs" / "BENCHMARKS.md"
+
+    @property
+    def readme(self) -> Path:
+        return self.root / "README.md"
+
+
+@dataclass(frozen=True)
+class TouchedFile:
+    path: str
+    new: bool
+    alternatives: tuple[str, ...] = ()
+    in_series: bool = True
+
+    def markdown(self) -> str:
+        shown = f"`{self.path}`" + "".join(f" (or `{a}`)" for a in self.alternatives)
+        kind = "new" if self.new else "edited"
+        outside = "; outside the exported series, applied by `make apply`" if not self.in_series else ""
+        return f"- {shown}: {kind}{outside}"
+
+
+def not_in_series(patches: Path) -> set[tuple[str, str]]:
+    """(topic, path) pairs of patches/not-in-base.txt: edits the wheel-derived series cannot carry."""
+    note = patches / "not-in-base.txt"
+    if not note.is_file():
+        return set()
+    pairs = (line.split(":", 1) for line in note.read_text().splitlines() if line and not line.startswith("#"))
+    return {(topic.strip(), path.strip()) for topic, path in pairs}
+
+
+def touched_files(sources: Sources, topic_id: str, outside: set[tuple[str, str]]) -> list[TouchedFile]:
+    files = [TouchedFile(f.upstream_path, new=True) for f in sources.new_files_of(topic_id)]
+    for fragment_file, _ in sources.fragments_of(topic_id):
+        path = fragment_file.upstream_path
+        files.append(TouchedFile(path, False, fragment_file.alternatives, (topic_id, path) not in outside))
+    return sorted(files, key=lambda f: f.path)
+
+
+def all_touched_paths(sources: Sources) -> list[str]:
+    return sorted({f.upstream_path for f in sources.new_files} | {ff.upstream_path for ff in sources.fragment_files})
+
+
+def fragments_on(sources: Sources, path: str) -> list[Fragment]:
+    return [f for ff in sources.fragment_files if ff.upstream_path == path for f in ff.fragments]
+
+
+def replaced_code(sources: Sources, path: str, needle: str) -> list[str]:
+    """Today's upstream lines that a fragment replaces, found by a needle in its anchor."""
+    for fragment in fragments_on(sources, path):
+        if fragment.where == "replace" and any(needle in line for line in fragment.anchor):
+            return list(fragment.anchor)
+    return []
+
+
+def code_block(lines: list[str], language: str = "python") -> list[str]:
+    return [f"```{language}", *lines, "```"]
+
+
+def motivation(sources: Sources, pin: Pin) -> list[str]:
+    lines = [
+        "## Motivation",
+        "",
+        f"PyTorch v{pin.version} has no `torch.cbrt`: the real cube root is only reachable as `prims.cbrt`, "
+        "whose eager implementation (`impl_aten`) is `copysign(pow(abs(a), 1/3), a)`: three kernels, with "
+        "an exponent `1/3` that is itself rounded. `torch._refs` lists `cbrt` as \"No corresponding torch "
+        "operation\", and user code falls back to `x.sign() * x.abs() ** (1/3)`. This stack adds `cbrt`, `cbrt_` and `cbrt.out` as a structured "
+        "ATen pointwise op with CPU and CUDA kernels, autograd, a vmap batch rule, a Python reference, an inductor "
+        "lowering, OpInfo coverage and docs.",
+    ]
+    prims_today = replaced_code(sources, PRIMS, "copysign")
+    if prims_today:
+        lines += ["", f"Today, in `{PRIMS}` (replaced by this stack):", "", *code_block(prims_today)]
+    refs_today = replaced_code(sources, REFS, "No corresponding torch operation")
+    if refs_today:
+        lines += ["", f"Today, in `{REFS}`:", "", *code_block(refs_today)]
+    return lines
+
+
+def commits_section(sources: Sources, patches: Path) -> list[str]:
+    lines = ["## Commits (one topic each; ghstack makes one PR per commit)", ""]
+    lines += [f"{i}. {topic.subject}" for i, topic in enumerate(sources.topics, 1)]
+    series = patches / "series"
+    if series.is_file():
+        names = [n for n in series.read_text().splitlines() if n]
+        lines += ["", f"`git format-patch` series next to this file ({len(names)} patches, `series` gives the order):", ""]
+        lines += [f"- `{name}`" for name in names]
+    outside = not_in_series(patches)
+    if outside:
+        lines += [
+            "",
+            "The series is made against the files the pinned wheel ships, so it lacks these edits; "
+            "`make apply PYTORCH_SRC=...` commits them with their topic on a real checkout (the branch ghstack submits):",
+            "",
+        ]
+        lines += [f"- {topic}: `{path}`" for topic, path in sorted(outside)]
+    return lines
+
+
+def files_section(sources: Sources, patches: Path) -> list[str]:
+    outside = not_in_series(patches)
+    lines = ["## Files touched, by topic", ""]
+    for topic in sources.topics:
+        files = touched_files(sources, topic.id, outside)
+        lines += [f"### {topic.subject}", ""]
+        lines += [f.markdown() for f in files] or ["- (no files)"]
+        lines.append("")
+    return lines[:-1]
+
+
+def result_row(label: str, keyword: str, result: SuiteResult | None) -> str:
+    if result is None:
+        return f"| `{label}` | `-k '{keyword}'` | {NOT_RUN} | | | | |"
+    return (
+        f"| `{label}` | `-k '{keyword}'` | {result.verdict} | {result.passed} | {result.failed} "
+        f"| {result.errors} | {result.skipped} |"
+    )
+
+
+def test_matrix(results_dir: Path) -> list[str]:
+    results = {r.name: r for r in summarize_dir(results_dir)}
+    lines = ["## Test matrix", ""]
+    if not results:
+        lines += [
+            f"Upstream suites: {NOT_RUN}. `make pytorch` builds the patched checkout and writes one JUnit XML "
+            f"file per suite to `{display(results_dir)}`; rerun `make pr` afterwards to fill this table.",
+            "",
+        ]
+    else:
+        lines += [f"From the JUnit XML in `{display(results_dir)}` (written by `make pytorch`).", ""]
+    lines += ["| suite (test/) | filter | verdict | passed | failed | errors | skipped |", "|---|---|---|---|---|---|---|"]
+    for suite in SUITES:
+        lines.append(result_row(suite.path, suite.keyword, results.pop(suite.path, None)))
+    lines += [result_row(name, "?", result) for name, result in sorted(results.items())]
+    return lines
+
+
+def display(path: Path) -> str:
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(line index, level, title) of every heading outside code fences."""
+    found: list[tuple[int, int, str]] = []
+    in_code = False
+    for index, line in enumerate(lines):
+        if FENCE.match(line):
+            in_code = not in_code
+        elif not in_code and (match := HEADING.match(line)):
+            found.append((index, len(match.group(1)), match.group(2)))
+    return found
+
+
+def trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
+
+
+def markdown_section(text: str, wanted: Callable[[str], bool]) -> list[str] | None:
+    """The body of the first heading whose title `wanted` accepts, up to the next heading of its level or above."""
+    lines = text.splitlines()
+    found = headings(lines)
+    for position, (index, level, title) in enumerate(found):
+        if wanted(title):
+            end = next((i for i, lvl, _ in found[position + 1 :] if lvl <= level), len(lines))
+            return trimmed(lines[index + 1 : end])
+    return None
+
+
+def preamble(text: str) -> list[str]:
+    """The lines between the title and the first section heading."""
+    lines = text.splitlines()
+    found = headings(lines)
+    start = found[0][0] + 1 if found and found[0][1] == 1 else 0
+    end = next((i for i, level, _ in found if i >= start and level >= 2), len(lines))
+    return trimmed(lines[start:end])
+
+
+def benchmarks_section(path: Path) -> list[str]:
+    lines = ["## Benchmarks", ""]
+    if not path.is_file():
+        return lines + [f"{NOT_RUN}: `make bench` writes `docs/BENCHMARKS.md`."]
+    text = path.read_text()
+    targets = markdown_section(text, lambda title: title.lower().startswith("targets"))
+    if targets is None:
+        return lines + ["`docs/BENCHMARKS.md` has no \"Targets\" section; see the file itself."]
+    return lines + ["From `docs/BENCHMARKS.md`:", "", *preamble(text), "", *targets]
+
+
+def accuracy_section(readme: Path) -> list[str]:
+    lines = ["## Accuracy", ""]
+    section = markdown_section(readme.read_text(), lambda t: "accuracy" in t.lower()) if readme.is_file() else None
+    if section is None:
+        return lines + [f"{NOT_RUN}: no accuracy section in README.md (`python -m scripts.accuracy` measures it)."]
+    return lines + ["From the README:", "", *section]
+
+
+def new_schemas(sources: Sources) -> list[str]:
+    return [line.removeprefix("- func: ") for f in fragments_on(sources, NATIVE_FUNCTIONS)
+            for line in f.text if line.startswith("- func: ")]
+
+
+def bc_note(sources: Sources) -> list[str]:
+    replaced = [f for f in fragments_on(sources, NATIVE_FUNCTIONS) if f.where == "replace"]
+    lines = ["## BC-breaking?", ""]
+    if replaced:
+        lines.append(f"Check: {len(replaced)} fragment(s) replace lines of `{NATIVE_FUNCTIONS}`.")
+    else:
+        lines.append("No. New operator only: `native_functions.yaml` gains these schemas and no existing schema changes:")
+    lines += ["", *(f"- `{schema}`" for schema in new_schemas(sources))]
+    if replaced_code(sources, PRIMS, "copysign"):
+        lines += [
+            "",
+            "`prims.cbrt` keeps its signature; its eager implementation now calls `torch.cbrt`, so its results "
+            "come from one kernel instead of the `copysign(pow(abs(a), 1/3), a)` composite.",
+        ]
+    return lines
+
+
+DISPATCH_STUB = re.compile(r"\b(?:ALSO_)?(?:DECLARE|DEFINE|REGISTER)(?:_AVX512)?_DISPATCH\(")
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    label: str
+    matches: Callable[[str, str], bool]  # (upstream path, what the patch set adds to it)
+    hint: str = ""
+
+
+CHECKLIST: tuple[CheckItem, ...] = (
+    CheckItem("native_functions.yaml entries (schemas, structured_delegate, dispatch, tags)",
+              lambda path, text: path.endswith("native_functions.yaml")),
+    CheckItem("structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)", lambda path, text: "TORCH_IMPL_FUNC" in text),
+    CheckItem("dispatch stub (DECLARE / DEFINE / REGISTER_DISPATCH)", lambda path, text: bool(DISPATCH_STUB.search(text))),
+    CheckItem("CPU kernel (vectorized, per CPU capability)", lambda path, text: "/native/cpu/" in path),
+    CheckItem("CUDA kernel", lambda path, text: path.endswith(".cu")),
+    CheckItem("derivatives.yaml (backward, forward AD)", lambda path, text: path.endswith("derivatives.yaml")),
+    CheckItem("OpInfo / PythonRefInfo", lambda path, text: path.endswith("common_methods_invocations.py")),
+    CheckItem("refs / prims", lambda path, text: path.startswith(("torch/_refs/", "torch/_prims/"))),
+    CheckItem("inductor lowering", lambda path, text: path.startswith("torch/_inductor/")),
+    CheckItem("vmap batch rule", lambda path, text: path.startswith("aten/src/ATen/functorch/")),
+    CheckItem("docs (docstrings, listings)",
+              lambda path, text: path.endswith("_docs.py") or path.startswith("docs/source/")),
+    CheckItem("expect files", lambda path, text: path.startswith("test/expect/"),
+              "if a suite asks for one, regenerate it with `EXPECTTEST_ACCEPT=1`"),
+    CheckItem("lint", lambda path, text: False, "`lintrunner -m origin/main` in the checkout; `make lint` here"),
+)
+
+
+def added_text(sources: Sources) -> dict[str, str]:
+    """Per touched upstream path, the text the patch set adds: a new file whole, or its fragments' text."""
+    added = {f.upstream_path: f.source.read_text(errors="replace") for f in sources.new_files}
+    for fragment_file in sources.fragment_files:
+        lines = [line for fragment in fragment_file.fragments for line in fragment.text]
+        added[fragment_file.upstream_path] = "\n".join(lines)
+    return added
+
+
+def checklist(sources: Sources) -> list[str]:
+    added = added_text(sources)
+    lines = ["## Reviewer checklist", ""]
+    for item in CHECKLIST:
+        where = [f"`{path}`" for path, text in sorted(added.items()) if item.matches(path, text)]
+        detail = ", ".join(where) if where else "not in this patch set"
+        if item.hint:
+            detail = f"{detail}; {item.hint}" if where else item.hint
+        lines.append(f"- [ ] {item.label}: {detail}")
+    return lines
+
+
+def reproduce_section() -> list[str]:
+    return [
+        "## Reproduce",
+        "",
+        *code_block([
+            "make && make test                        # overlay build on the pinned wheel, and this repo's tests",
+            "make apply PYTORCH_SRC=~/pytorch          # one commit per topic on branch cbrt",
+            "make pytorch PYTORCH_SRC=~/pytorch        # develop build + upstream suites -k cbrt (JUnit XML)",
+            "make pr                                  # this file",
+            "cd ~/pytorch && git checkout cbrt && ghstack submit",
+        ], "sh"),
+    ]
+
+
+def render(sources: Sources, inputs: PrInputs, pin: Pin) -> str:
+    sections = [
+        ["# Add torch.cbrt, the real cube root, as an ATen operator", "",
+         f"Stack of {len(sources.topics)} commits on PyTorch v{pin.version} ({pin.short_commit})."],
+        motivation(sources, pin),
+        commits_section(sources, inputs.patches),
+        files_section(sources, inputs.patches),
+        test_matrix(inputs.results),
+        benchmarks_section(inputs.benchmarks),
+        accuracy_section(inputs.readme),
+        bc_note(sources),
+        checklist(sources),
+        reproduce_section(),
+    ]
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+
+
+def copy_series(patches: Path, output: Path) -> list[str]:
+    for stale in output.glob("*.patch"):
+        stale.unlink()
+    names = [p.name for p in sorted(patches.glob("*.patch"))]
+    names += [n for n in ("series", "not-in-base.txt") if (patches / n).is_file()]
+    for name in names:
+        shutil.copy2(patches / name, output / name)
+    return names
+
+
+def write_pr(inputs: PrInputs, sources: Sources | None = None, pin: Pin | None = None) -> Path:
+    sources = sources or load_sources(inputs.root)
+    inputs.output.mkdir(parents=True, exist_ok=True)
+    pr = inputs.output / "PR.md"
+    pr.write_text(render(sources, inputs, pin or load_pin()))
+    copy_series(inputs.patches, inputs.output)
+    return pr
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--output", type=Path, default=OUTPUT_DIR)
+    parser.add_argument("--results", type=Path, default=RESULTS_DIR, help="JUnit XML folder of `make pytorch`")
+    args = parser.parse_args()
+    pr = write_pr(PrInputs(REPO_ROOT, args.output.resolve(), args.results.resolve()))
+    print(f"pr: wrote {display(pr)} and the patch series next to it")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""Exhaustive accuracy: every float32, float16 and bfloat16 input, and sampled float64, within 1 ULP."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from scripts.accuracy import run
+
+VECTORIZED = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+
+
+@pytest.fixture(scope="module")
+def reports(pytestconfig: pytest.Config) -> dict[str, object]:
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():  # the float32 sweep takes minutes: show its progress
+        found = run(["float16", "bfloat16", "float32", "float64"], ("torch.cbrt",), workers=2, float64_count=2_000_000, limit=None)
+    return {r.dtype.removeprefix("torch."): r for r in found}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_every_checked_input_is_within_one_ulp(reports: dict, dtype: str) -> None:
+    report = reports[dtype]
+    assert report.over_one_ulp == 0 and report.max_ulp <= 1, report
+
+
+@pytest.mark.skipif(not VECTORIZED, reason="the correctly rounded path is the AVX2/AVX512 kernel")
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_every_input_is_correctly_rounded(reports: dict, dtype: str) -> None:
+    assert reports[dtype].not_correctly_rounded == 0, reports[dtype]
+
+
+def test_float64_error_stays_within_the_documented_bound(reports: dict) -> None:
+    assert reports["float64"].max_ulp <= 0.84, reports["float64"]

@@ -1,0 +1,81 @@
+"""Properties of torch.cbrt that hold for every input hypothesis can find."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+FINITE64 = st.floats(allow_nan=False, allow_infinity=False, width=64)
+FINITE32 = st.floats(allow_nan=False, allow_infinity=False, width=32)
+ANY32 = st.floats(width=32)
+NORMAL64 = st.floats(min_value=1e-300, max_value=1e300).flatmap(lambda v: st.sampled_from([v, -v]))
+
+settings.register_profile("cbrt", max_examples=300, deadline=None)
+settings.load_profile("cbrt")
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    return t.view({torch.float32: torch.int32, torch.float64: torch.int64}[t.dtype])
+
+
+@given(arrays(np.float32, st.integers(1, 200), elements=ANY32))
+def test_odd_symmetry_is_bit_exact(values: np.ndarray) -> None:
+    x = torch.from_numpy(values)
+    assert torch.equal(bits(torch.cbrt(-x)), bits(-torch.cbrt(x)))
+
+
+@given(arrays(np.float64, st.integers(2, 200), elements=FINITE64))
+def test_monotone_non_decreasing(values: np.ndarray) -> None:
+    y = torch.cbrt(torch.from_numpy(np.sort(values)))
+    assert bool((y[1:] >= y[:-1]).all())
+
+
+@given(NORMAL64)
+def test_cube_of_float64_result_is_within_four_ulp_of_input(x: float) -> None:
+    # y = cbrt(x)(1 + d) with |d| <= 2^-52 (1 ULP), and y*y*y rounds twice:
+    # |y^3 - x| / |x| <= 3 * 2^-52 + 2 * 2^-53 + O(2^-104) < 4 * 2^-52.
+    y = torch.cbrt(torch.tensor(x, dtype=torch.float64)).item()
+    assert abs(y * y * y - x) <= 4 * 2.0**-52 * abs(x)
+
+
+@given(FINITE32.filter(lambda v: abs(v) >= 2.0**-126))
+def test_cube_of_float32_result_is_within_half_ulp_bound(x: float) -> None:
+    # Correct rounding gives |d| <= 2^-24, so the exact cube is within 3 * 2^-24 (+ cubing in double).
+    y = torch.cbrt(torch.tensor(x, dtype=torch.float32)).double().item()
+    assert abs(y**3 - x) <= (3 * 2.0**-24 + 2.0**-50) * abs(x)
+
+
+@given(st.integers(-(2**17), 2**17))
+def test_perfect_cubes_are_exact(k: int) -> None:
+    assert torch.cbrt(torch.tensor(float(k) ** 3, dtype=torch.float64)).item() == k
+    if abs(k) <= 2**8:
+        assert torch.cbrt(torch.tensor(float(k) ** 3, dtype=torch.float32)).item() == k
+
+
+@given(arrays(np.float32, st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)), elements=FINITE32))
+def test_shape_and_strides_do_not_change_values(values: np.ndarray) -> None:
+    x = torch.from_numpy(values)
+    expected = torch.cbrt(x.flatten()).view_as(x)
+    assert torch.equal(torch.cbrt(x.permute(2, 0, 1)), expected.permute(2, 0, 1))
+    assert torch.equal(torch.cbrt(x[::2, :, ::3]), expected[::2, :, ::3])
+    assert torch.equal(torch.cbrt(x.unsqueeze(0).expand(2, *x.shape))[1], expected)
+
+
+@given(arrays(np.float32, st.integers(1, 300), elements=FINITE32))
+def test_reduced_precision_computes_in_float_and_rounds_once(values: np.ndarray) -> None:
+    for dtype in (torch.half, torch.bfloat16):
+        x = torch.from_numpy(values).to(dtype)
+        assert torch.equal(torch.cbrt(x), torch.cbrt(x.float()).to(dtype))
+
+
+@given(arrays(np.float64, st.integers(1, 100), elements=FINITE64))
+def test_out_inplace_method_and_function_agree_bit_for_bit(values: np.ndarray) -> None:
+    x = torch.from_numpy(values)
+    expected = torch.cbrt(x)
+    out = torch.empty_like(x)
+    torch.cbrt(x, out=out)
+    for result in (out, x.clone().cbrt_(), x.cbrt(), torch.ops.aten.cbrt.default(x)):
+        assert torch.equal(bits(result), bits(expected))

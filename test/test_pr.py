@@ -1,0 +1,182 @@
+"""`make pr`: PR.md generated from the repo, results only from files, and the series copied next to it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from scripts.fragments import load_sources
+from scripts.layout import REPO_ROOT
+from scripts.pr import NOT_RUN, PrInputs, all_touched_paths, markdown_section, write_pr
+
+PASSING_SUITE = """\
+<testsuites><testsuite name="test_ops.py">
+  <testcase classname="TestCommonCPU" name="test_out_cbrt_cpu_float32"/>
+  <testcase classname="TestCommonCPU" name="test_dtypes_cbrt_cpu"/>
+  <testcase classname="TestCommonCPU" name="test_python_ref_cbrt_cpu_complex64"><skipped/></testcase>
+</testsuite></testsuites>
+"""
+
+FAILING_SUITE = """\
+<testsuites><testsuite name="test_meta.py">
+  <testcase classname="TestMetaCPU" name="test_meta_outplace_cbrt_cpu_float32"><failure/></testcase>
+</testsuite></testsuites>
+"""
+
+BENCHMARKS = """\
+# Benchmarks
+
+Made by `make bench`; every figure below comes from that one run.
+
+- machine: some CPU
+
+## Targets (ratios measured side by side in the same run)
+
+| target | sizes | worst ratio | required | met |
+|---|---|---|---|---|
+| torch.cbrt vs composite | 2^20 | 3.21x | 2x | yes |
+
+## Throughput (Gelem/s)
+
+| dtype | size |
+"""
+
+README = """\
+# torch.cbrt
+
+## Accuracy
+
+```sh
+# not a heading: a comment in a code block
+python -m scripts.accuracy
+```
+
+| dtype | max ULP error |
+|---|---|
+| float32 | 0.5 |
+
+### float64
+
+Random bit patterns.
+
+## Benchmarks
+
+elsewhere
+"""
+
+
+@pytest.fixture
+def real_repo_pr(tmp_path: Path) -> tuple[Path, str]:
+    inputs = PrInputs(REPO_ROOT, tmp_path / "pr", tmp_path / "no-results")
+    pr = write_pr(inputs)
+    return inputs.output, pr.read_text()
+
+
+def test_pr_names_every_topic_subject_in_order(real_repo_pr: tuple[Path, str]) -> None:
+    _, text = real_repo_pr
+    subjects = [topic.subject for topic in load_sources().topics]
+    positions = [text.index(subject) for subject in subjects]
+    assert positions == sorted(positions)
+
+
+def test_pr_lists_every_touched_file(real_repo_pr: tuple[Path, str]) -> None:
+    _, text = real_repo_pr
+    paths = all_touched_paths(load_sources())
+    assert "aten/src/ATen/native/Cbrt.cpp" in paths
+    for path in paths:
+        assert f"`{path}`" in text
+
+
+def test_pr_quotes_the_code_it_replaces(real_repo_pr: tuple[Path, str]) -> None:
+    _, text = real_repo_pr
+    assert "return torch.copysign(torch.pow(a.abs(), 1 / 3), a)" in text
+    assert '# "cbrt",  # No corresponding torch operation' in text
+    assert "- `cbrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)`" in text
+    assert "no existing schema changes" in text
+
+
+def test_pr_without_results_says_not_run_yet_for_every_suite(real_repo_pr: tuple[Path, str]) -> None:
+    _, text = real_repo_pr
+    matrix = markdown_section(text, lambda title: title == "Test matrix")
+    assert matrix is not None
+    rows = [line for line in matrix if line.startswith("| `")]
+    assert len(rows) == 11
+    assert all(f"| {NOT_RUN} |" in row for row in rows)
+
+
+def test_pr_copies_the_series_next_to_it(real_repo_pr: tuple[Path, str]) -> None:
+    output, _ = real_repo_pr
+    patches = REPO_ROOT / "patches"
+    for source in [*patches.glob("*.patch"), patches / "series"]:
+        assert (output / source.name).read_bytes() == source.read_bytes()
+    series = (output / "series").read_text().split()
+    assert series and all((output / name).is_file() for name in series)
+
+
+def test_pr_checklist_points_at_the_files_to_review(real_repo_pr: tuple[Path, str]) -> None:
+    _, text = real_repo_pr
+    checklist = markdown_section(text, lambda title: title == "Reviewer checklist")
+    assert checklist is not None
+    assert all(line.startswith("- [ ] ") for line in checklist)
+    by_label = {line.split(":", 1)[0]: line for line in checklist}
+    assert "`aten/src/ATen/native/Cbrt.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
+    assert "`tools/autograd/derivatives.yaml`" in by_label["- [ ] derivatives.yaml (backward, forward AD)"]
+    assert "`aten/src/ATen/functorch/BatchRulesUnaryOps.cpp`" in by_label["- [ ] vmap batch rule"]
+
+
+def fixture_repo(root: Path) -> Path:
+    """The conftest sources plus an exported series, results and reports, as a repo root."""
+    write(root / "patches/0001-ATen-first-topic.patch", "Subject: [PATCH 1/2] [ATen] first topic\n")
+    write(root / "patches/0002-docs-second-topic.patch", "Subject: [PATCH 2/2] [docs] second topic\n")
+    write(root / "patches/series", "0001-ATen-first-topic.patch\n0002-docs-second-topic.patch\n")
+    write(root / "patches/not-in-base.txt", "# comment\ntwo: docs/source/torch.md\n")
+    return root
+
+
+def test_pr_reads_results_and_reports_from_files(sources_root: Path, tmp_path: Path) -> None:
+    root = fixture_repo(sources_root)
+    results = tmp_path / "results"
+    write(results / "test_ops.xml", PASSING_SUITE)
+    write(results / "test_meta.xml", FAILING_SUITE)
+    write(root / "docs/BENCHMARKS.md", BENCHMARKS)
+    write(root / "README.md", README)
+    text = write_pr(PrInputs(root, tmp_path / "pr", results)).read_text()
+    assert "| `test_ops.py` | `-k 'cbrt'` | ok | 2 | 0 | 0 | 1 |" in text
+    assert "| `test_meta.py` | `-k 'cbrt'` | FAILED | 0 | 1 | 0 | 0 |" in text
+    assert f"| `test_overrides.py` | `-k 'cbrt'` | {NOT_RUN} |" in text
+    assert "| torch.cbrt vs composite | 2^20 | 3.21x | 2x | yes |" in text
+    assert "- machine: some CPU" in text
+    assert "Throughput" not in text
+    assert "| float32 | 0.5 |" in text
+    assert "Random bit patterns." in text
+    assert "elsewhere" not in text
+    assert "- `docs/source/torch.md` (or `docs/source/torch.rst`): edited; outside the exported series" in text
+    assert "- `aten/src/ATen/native/New.cpp`: new" in text
+
+
+def test_pr_without_reports_says_not_run_yet(sources_root: Path, tmp_path: Path) -> None:
+    root = fixture_repo(sources_root)
+    text = write_pr(PrInputs(root, tmp_path / "pr", tmp_path / "none")).read_text()
+    benchmarks = markdown_section(text, lambda title: title == "Benchmarks")
+    accuracy = markdown_section(text, lambda title: title == "Accuracy")
+    assert benchmarks is not None and benchmarks[0].startswith(NOT_RUN)
+    assert accuracy is not None and accuracy[0].startswith(NOT_RUN)
+
+
+def test_pr_replaces_stale_patches_in_its_folder(sources_root: Path, tmp_path: Path) -> None:
+    root = fixture_repo(sources_root)
+    output = tmp_path / "pr"
+    write(output / "0009-gone.patch", "old\n")
+    write_pr(PrInputs(root, output, tmp_path / "none"))
+    assert sorted(p.name for p in output.glob("*.patch")) == ["0001-ATen-first-topic.patch", "0002-docs-second-topic.patch"]
+    assert (output / "not-in-base.txt").is_file()
+
+
+def test_markdown_section_skips_hashes_inside_code_fences() -> None:
+    section = markdown_section(README, lambda title: title == "Accuracy")
+    assert section is not None
+    assert section[0] == "```sh"
+    assert "### float64" in section
+    assert section[-1] == "Random bit patterns."
