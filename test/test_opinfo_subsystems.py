@@ -113,7 +113,8 @@ class TestMeta(TestCase):
             graph = make_fx(fn, tracing_mode="symbolic")(x)
             calls = [n.target for n in graph.graph.nodes if n.op == "call_function"]
             self.assertEqual(calls, [aten.cbrt.default])
-            out_val = next(n for n in graph.graph.nodes if n.op == "output").args[0][0].meta["val"]
+            (out_node,) = tree_leaves(next(n for n in graph.graph.nodes if n.op == "output").args)
+            out_val = out_node.meta["val"]
             self.assertTrue(all(isinstance(s, torch.SymInt) for s in out_val.shape), out_val.shape)
             self.assertEqual(out_val.dtype, op(x).dtype)
             other = make_tensor((3, 5, 2), dtype=dtype, device=device, noncontiguous=True)

@@ -1,0 +1,44 @@
+"""Fill the README's generated tables between their `<!-- name:begin -->` / `<!-- name:end -->` markers."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from scripts.layout import REPO_ROOT
+
+README = REPO_ROOT / "README.md"
+
+
+def section_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- {name}:begin -->\n)(.*?)(<!-- {name}:end -->)", re.DOTALL)
+
+
+def read_section(text: str, name: str) -> str:
+    found = section_pattern(name).search(text)
+    if found is None:
+        raise SystemExit(f"README.md has no <!-- {name}:begin/end --> markers")
+    return found.group(2)
+
+
+def replace_section(text: str, name: str, body: str) -> str:
+    read_section(text, name)
+    return section_pattern(name).sub(lambda m: m.group(1) + body + m.group(3), text)
+
+
+def main() -> None:
+    from scripts.bad_inputs import markdown_table
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--accuracy", type=Path, help="markdown table printed by `python -m scripts.accuracy`")
+    args = parser.parse_args()
+    text = replace_section(README.read_text(), "bad-inputs", markdown_table())
+    if args.accuracy:
+        text = replace_section(text, "accuracy", args.accuracy.read_text())
+    README.write_text(text)
+    print("README.md: tables updated")
+
+
+if __name__ == "__main__":
+    main()
