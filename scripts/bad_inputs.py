@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import torch
 
+
 def cbrt_into_shifted_self(base: torch.Tensor) -> object:
     return torch.cbrt(base[:3], out=base[1:])
 

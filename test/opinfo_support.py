@@ -38,17 +38,14 @@ def instantiate(test_class: type, scope: dict, **kwargs: object) -> None:
     instantiate_device_type_tests(test_class, scope, **kwargs)
 
 
-def the_op():
-    """The single cbrt OpInfo (the suites assert elsewhere that there is exactly one)."""
-    return CBRT_OPS[0]
+def clone_tensors(tree):
+    """Clones every tensor in a pytree, keeping the rest."""
+    return tree_map_only(torch.Tensor, lambda t: t.clone(), tree)
 
 
-def to_device(tree, device: str | torch.device):
-    """Copies every tensor in a pytree to ``device`` (meta included), keeping the rest."""
-    return tree_map_only(torch.Tensor, lambda t: t.detach().to(device), tree)
-
-
-def assert_same_metadata(test, real: torch.Tensor, other: torch.Tensor, *, what: str = "", strides: bool = True) -> None:
+def assert_same_metadata(
+    test, real: torch.Tensor, other: torch.Tensor, *, what: str = "", strides: bool = True
+) -> None:
     """Shape, dtype, math bits and (unless ``strides=False``) strides and storage offset match."""
     msg = f"{what}: real {tuple(real.shape)}/{real.dtype}/{real.stride()} vs {tuple(other.shape)}/{other.dtype}/{other.stride()}"
     test.assertEqual(real.shape, other.shape, msg=msg)

@@ -1,7 +1,7 @@
 """test_ops.py's checks for the cbrt OpInfo and the _refs.cbrt PythonRefInfo.
 
 TestCommon (dtypes, references, out=, variants, python refs), TestCompositeCompliance,
-TestMathBits, TestTags, TestRefsOpsInfo and TestFakeTensor, run through the venv's
+TestMathBits, TestJit (test_ops_jit.py), TestTags, TestRefsOpsInfo and TestFakeTensor, run through the venv's
 ``torch.testing._internal`` machinery on the patched ``op_db``/``python_ref_db`` entries.
 """
 
@@ -26,7 +26,7 @@ from torch._prims.context import TorchRefsMode
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch._subclasses.fake_utils import CrossRefFakeMode, outputs_alias_inputs
 from torch.testing import make_tensor
-from torch.testing._internal import composite_compliance
+from torch.testing._internal import common_utils, composite_compliance
 from torch.testing._internal.common_device_type import (
     OpDTypes,
     deviceCountAtLeast,
@@ -39,6 +39,7 @@ from torch.testing._internal.common_dtype import (
     floating_and_complex_types_and,
     integral_types_and,
 )
+from torch.testing._internal.common_jit import JitCommonTestCase, check_against_reference
 from torch.testing._internal.common_utils import (
     TestCase,
     clone_input_helper,
@@ -46,10 +47,23 @@ from torch.testing._internal.common_utils import (
     noncontiguous_like,
     set_default_dtype,
 )
+from torch.testing._internal.jit_metaprogramming_utils import (
+    check_alias_annotation,
+    create_script_fn,
+    create_traced_fn,
+)
+from torch.testing._internal.jit_utils import disable_autodiff_subgraph_inlining
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map_only
 
 _variant_ops = partial(ops, dtypes=OpDTypes.supported, allowed_dtypes=(torch.float,))
+
+
+def _distance(a: torch.Tensor, precise: torch.Tensor) -> torch.Tensor:
+    """Summed absolute error of ``a`` against ``precise``, NaN matching NaN."""
+    a = a.to(precise.dtype)
+    same = (a == precise) | (a.isnan() & precise.isnan())
+    return torch.where(same, 0, (a - precise).abs()).sum()
 
 
 class TestOpInfoEntries(TestCase):
@@ -145,36 +159,36 @@ class TestCommon(TestCase):
             (n_grad,) = torch.autograd.grad(actual, noncontig.input, noncontiguous_like(grad))
             self.assertEqual(n_grad, t_grad)
 
+    def _check_out(self, op_out, expected, out, *, same_strides_and_storage=True):
+        strides, ptr = out.stride(), out.data_ptr()
+        self.assertIs(op_out(out=out), out)
+        self.assertEqual(out, expected)
+        if same_strides_and_storage:
+            self.assertEqual(out.stride(), strides, msg="out= strides were not respected")
+            self.assertEqual(out.data_ptr(), ptr, msg="out= storage was replaced")
+
     @ops(CBRT_OPS_AND_REFS, dtypes=OpDTypes.any_one)
     def test_out_argument_keeps_strides_and_storage_and_rejects_bad_device_or_dtype(self, device, dtype, op):
         self.assertTrue(op.supports_out)
+        other_device = "cpu" if torch.device(device).type != "cpu" else ("cuda" if torch.cuda.is_available() else None)
         for sample in op.sample_inputs(device, dtype):
             expected = op(sample.input, *sample.args, **sample.kwargs)
             op_out = partial(op, sample.input, *sample.args, **sample.kwargs)
-
-            def check(out, *, same_strides_and_storage=True):
-                strides, ptr = out.stride(), out.data_ptr()
-                result = op_out(out=out)
-                self.assertIs(result, out)
-                self.assertEqual(out, expected)
-                if same_strides_and_storage:
-                    self.assertEqual(out.stride(), strides, msg="out= strides were not respected")
-                    self.assertEqual(out.data_ptr(), ptr, msg="out= storage was replaced")
-
             # right shape, dtype and device but NaN-filled: the old values must not leak
-            check(torch.full_like(expected, float("nan")))
+            self._check_out(op_out, expected, torch.full_like(expected, float("nan")))
             # right shape, dtype and device but noncontiguous: strides and storage are kept
-            check(make_tensor(expected.shape, dtype=expected.dtype, device=device, noncontiguous=True))
+            noncontig = make_tensor(expected.shape, dtype=expected.dtype, device=device, noncontiguous=True)
+            self._check_out(op_out, expected, noncontig)
             # zero elements: resized silently
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                check(torch.empty((0,), dtype=expected.dtype, device=device), same_strides_and_storage=False)
+                empty = torch.empty((0,), dtype=expected.dtype, device=device)
+                self._check_out(op_out, expected, empty, same_strides_and_storage=False)
             self.assertFalse(any("An output with one or more elements" in str(w.message) for w in caught))
             # wrong device
-            other = "cpu" if torch.device(device).type != "cpu" else ("cuda" if torch.cuda.is_available() else None)
-            if other is not None:
+            if other_device is not None:
                 with self.assertRaises(RuntimeError):
-                    op_out(out=torch.empty_like(expected, device=other))
+                    op_out(out=torch.empty_like(expected, device=other_device))
             # a dtype the floating result cannot safely be cast to
             with self.assertRaises(RuntimeError):
                 op_out(out=torch.empty_like(expected, dtype=torch.long))
@@ -193,18 +207,17 @@ class TestCommon(TestCase):
     @onlyCPU
     @ops(CBRT_OPS, allowed_dtypes=(torch.float32,))
     def test_out_dtype_mismatch_fails_alike_on_cpu_and_meta(self, device, dtype, op):
+        def fails_on(dev, x, expected):
+            try:
+                op(x.to(dev), out=torch.empty_like(expected, device=dev, dtype=torch.float64))
+            except RuntimeError:
+                return True
+            return False
+
         for sample in op.sample_inputs(device, dtype):
             expected = op(sample.input)
-
-            def run_on(dev):
-                try:
-                    op(sample.input.to(dev), out=torch.empty_like(expected, device=dev, dtype=torch.float64))
-                except RuntimeError as e:
-                    return e
-                return None
-
             # float32 result into a float64 out=: both devices accept it, or both reject it.
-            self.assertEqual(run_on(device) is None, run_on("meta") is None)
+            self.assertEqual(fails_on(device, sample.input, expected), fails_on("meta", sample.input, expected))
 
     @_variant_ops(CBRT_OPS)
     def test_function_method_and_inplace_variants_agree_forward_and_backward(self, device, dtype, op):
@@ -249,10 +262,17 @@ class TestCommon(TestCase):
             self.assertEqual(op(transformed.input), op(sample.input))
 
     @ops(CBRT_OPS, dtypes=OpDTypes.none)
+    def test_error_inputs_raise_what_they_promise(self, device, op):
+        # Upstream's test_errors: every ErrorInput of the OpInfo raises its documented error.
+        error_inputs = list(op.error_inputs(device))
+        self.assertTrue(error_inputs, "the OpInfo should describe the complex-input error")
+        for error_input in error_inputs:
+            sample = error_input.sample_input
+            with self.assertRaisesRegex(error_input.error_type, error_input.error_regex):
+                op(sample.input, *sample.args, **sample.kwargs)
+
+    @ops(CBRT_OPS, dtypes=OpDTypes.none)
     def test_complex_inputs_raise_a_clear_error(self, device, op):
-        # The OpInfo has no error_inputs_func, so upstream's test_errors is not instantiated
-        # for cbrt; this is the error path such a function would describe.
-        self.assertIsNone(op.error_inputs_func)
         for dtype in (torch.complex64, torch.complex128):
             x = make_tensor((3,), dtype=dtype, device=device)
             for fn in (torch.cbrt, torch.Tensor.cbrt, torch.Tensor.cbrt_, torch._refs.cbrt):
@@ -290,14 +310,8 @@ class TestCommon(TestCase):
                 if dtype is precise:
                     raise
                 # Otherwise the reference has to be at least as close to the precise result.
-                precise_result = op.torch_opinfo(sample.input.to(precise)).to(dtype).to(precise)
-
-                def distance(a, precise_result=precise_result):
-                    a = a.to(precise)
-                    same = (a == precise_result) | (a.isnan() & precise_result.isnan())
-                    return torch.where(same, 0, (a - precise_result).abs()).sum()
-
-                self.assertLessEqual(distance(ref_result), distance(torch_result))
+                precise_result = op.torch_opinfo(sample.input.to(precise))
+                self.assertLessEqual(_distance(ref_result, precise_result), _distance(torch_result, precise_result))
 
     @ops(CBRT_REFS)
     def test_python_ref_matches_op_with_torch_calls_remapped_to_refs(self, device, dtype, op):
@@ -414,6 +428,37 @@ class TestMathBits(TestCase):
                 expected.backward(grad)
                 actual.backward(torch._neg_view(torch.neg(grad)))
                 self.assertEqual(sample.input.grad, viewed.grad)
+
+
+class TestJit(JitCommonTestCase):
+    # test_ops_jit.py: the OpInfo claims supports_scripting/supports_tracing and lists
+    # aten::cbrt as a nonfusible autodiff node.
+    def setUp(self):
+        super().setUp()
+        # run_tests() normally picks the graph executor; under pytest it is never called.
+        if common_utils.GRAPH_EXECUTOR is None:
+            common_utils.GRAPH_EXECUTOR = common_utils.cppProfilingFlagsToProfilingMode()
+
+    @ops(CBRT_OPS, allowed_dtypes=(torch.float32,))
+    def test_scripted_and_traced_variants_match_eager_values_and_gradients(self, device, dtype, op):
+        self.assertTrue(op.supports_scripting and op.supports_tracing)
+        for sample in op.sample_inputs(device, dtype, requires_grad=True):
+            args = (sample.input, *sample.args)
+            for func_type, variant in (("function", op.op), ("method", op.method_variant)):
+                with disable_autodiff_subgraph_inlining():
+                    script_fn = create_script_fn(self, op.name, func_type)
+                    traced_fn = create_traced_fn(self, variant)
+                    for jit_fn in (script_fn, traced_fn):
+                        check_against_reference(
+                            self, jit_fn, op.get_op(), sample.output_process_fn_grad, args, sample.kwargs
+                        )
+                        self.assertAutodiffNode(
+                            jit_fn.last_graph,
+                            op.assert_autodiffed,
+                            op.autodiff_nonfusible_nodes,
+                            op.autodiff_fusible_nodes,
+                        )
+                    check_alias_annotation(op.name, args, sample.kwargs, func_type=func_type, aten_name=op.aten_name)
 
 
 def _check_inplace_view(func, arg, result, size, stride) -> None:
@@ -540,6 +585,7 @@ class TestFakeTensor(TestCase):
 instantiate(TestCommon, globals())
 instantiate(TestCompositeCompliance, globals())
 instantiate(TestMathBits, globals())
+instantiate(TestJit, globals())
 instantiate(TestTags, globals())
 instantiate(TestRefsOpsInfo, globals(), only_for=("cpu",))
 instantiate(TestFakeTensor, globals())

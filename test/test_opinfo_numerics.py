@@ -62,9 +62,16 @@ class TestUnaryUfuncs(TestCase):
 
     @ops(CBRT_OPS)
     def test_normal_values_match_numpy(self, device, dtype, op):
-        self._matches_numpy(dtype, op, generate_elementwise_unary_tensors(op, device=device, dtype=dtype, requires_grad=False))
+        self._matches_numpy(
+            dtype, op, generate_elementwise_unary_tensors(op, device=device, dtype=dtype, requires_grad=False)
+        )
 
-    @ops(CBRT_OPS, allowed_dtypes=floating_types_and(torch.bfloat16, torch.half, torch.int8, torch.int16, torch.int32, torch.int64))
+    @ops(
+        CBRT_OPS,
+        allowed_dtypes=floating_types_and(
+            torch.bfloat16, torch.half, torch.int8, torch.int16, torch.int32, torch.int64
+        ),
+    )
     def test_small_values_match_numpy(self, device, dtype, op):
         self._matches_numpy(dtype, op, generate_elementwise_unary_small_value_tensors(op, device=device, dtype=dtype))
 
@@ -75,7 +82,9 @@ class TestUnaryUfuncs(TestCase):
 
     @ops(CBRT_OPS, allowed_dtypes=floating_types_and(torch.bfloat16, torch.half))
     def test_extremal_values_match_numpy(self, device, dtype, op):
-        self._matches_numpy(dtype, op, generate_elementwise_unary_extremal_value_tensors(op, device=device, dtype=dtype))
+        self._matches_numpy(
+            dtype, op, generate_elementwise_unary_extremal_value_tensors(op, device=device, dtype=dtype)
+        )
 
     @ops(CBRT_OPS)
     def test_domain_is_the_whole_real_line(self, device, dtype, op):
@@ -84,7 +93,9 @@ class TestUnaryUfuncs(TestCase):
         self.assertIsNone(op.reference_numerics_filter)
         if dtype.is_floating_point:
             info = torch.finfo(dtype)
-            x = torch.tensor([info.min, -1.0, -info.tiny, -0.0, 0.0, info.tiny, 1.0, info.max], dtype=dtype, device=device)
+            x = torch.tensor(
+                [info.min, -1.0, -info.tiny, -0.0, 0.0, info.tiny, 1.0, info.max], dtype=dtype, device=device
+            )
         else:
             x = make_tensor((64,), dtype=dtype, device=device)
         self.assertFalse(op(x).isnan().any())
@@ -131,7 +142,10 @@ class TestUnaryUfuncs(TestCase):
 
     @ops(CBRT_OPS)
     def test_size_one_dims_match_a_contiguous_copy(self, device, dtype, op):
-        for shape, index in (((5, 100), (slice(0, 1), slice(0, 50))), ((10, 1, 5, 3), (slice(None), slice(None), slice(0, 1)))):
+        for shape, index in (
+            ((5, 100), (slice(0, 1), slice(0, 50))),
+            ((10, 1, 5, 3), (slice(None), slice(None), slice(0, 1))),
+        ):
             view = self._make(op, shape, device, dtype)[index]
             copy = torch.empty(view.size(), device=device, dtype=dtype).copy_(view)
             self.assertEqual(op(view), op(copy))

@@ -12,11 +12,12 @@ from __future__ import annotations
 import itertools
 import unittest
 import warnings
+from functools import partial
 
 import torch
 import torch._dynamo
 import torch._dynamo.testing
-from opinfo_support import CBRT_OPS, CBRT_OVERLOADS, aten, assert_same_metadata, instantiate
+from opinfo_support import CBRT_OPS, CBRT_OVERLOADS, assert_same_metadata, aten, clone_tensors, instantiate
 from torch._C import DispatchKey
 from torch._decomp import core_aten_decompositions, decomposition_table
 from torch._subclasses.meta_utils import MetaConverter
@@ -27,10 +28,7 @@ from torch.testing._internal.common_device_type import OpDTypes, onlyCPU, onlyCU
 from torch.testing._internal.common_utils import TestCase
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map_only
-
-
-def _clone_tensors(tree):
-    return tree_map_only(torch.Tensor, lambda t: t.clone(), tree)
+from torch.utils._triton import has_triton
 
 
 class _MetaCrossRefMode(TorchDispatchMode):
@@ -67,7 +65,10 @@ class TestMeta(TestCase):
             expected = op(x)
             for name, fn in (("function", op.op), ("method", op.method_variant)):
                 assert_same_metadata(self, expected, fn(mx), what=name)
-            for out in (torch.empty((0,), dtype=expected.dtype), make_tensor(x.shape, dtype=expected.dtype, device="cpu", noncontiguous=True)):
+            for out in (
+                torch.empty((0,), dtype=expected.dtype),
+                make_tensor(x.shape, dtype=expected.dtype, device="cpu", noncontiguous=True),
+            ):
                 real_out, meta_out = out.to(device), to_meta(out)
                 resized = out.shape != x.shape
                 assert_same_metadata(self, op(x, out=real_out), op(mx, out=meta_out), what="out", strides=not resized)
@@ -75,7 +76,9 @@ class TestMeta(TestCase):
                 if x.numel() > 1 and 0 in x.stride():
                     continue  # in-place into an expanded tensor is rejected on every device
                 real_inplace, meta_inplace = x.clone(), to_meta(x.clone())
-                assert_same_metadata(self, op.inplace_variant(real_inplace), op.inplace_variant(meta_inplace), what="inplace")
+                assert_same_metadata(
+                    self, op.inplace_variant(real_inplace), op.inplace_variant(meta_inplace), what="inplace"
+                )
             else:
                 for t in (x.clone(), to_meta(x.clone())):
                     with self.assertRaisesRegex(RuntimeError, "can't be cast"):
@@ -143,7 +146,7 @@ class _DecompCrossRefMode(TorchDispatchMode):
         kwargs = kwargs or {}
         if func not in CBRT_OVERLOADS:
             return func(*args, **kwargs)
-        decomp_args, decomp_kwargs = _clone_tensors((args, kwargs))
+        decomp_args, decomp_kwargs = clone_tensors((args, kwargs))
         decomp_out = decomposition_table[func](*decomp_args, **decomp_kwargs)
         real_out = func(*args, **kwargs)
         self.test.assertEqual(real_out.dtype, decomp_out.dtype, msg=str(func))
@@ -209,15 +212,23 @@ class _VmapFallbackDisabled:
         torch._C._functorch._set_vmap_fallback_enabled(self.previous)
 
 
+def _jvp_at(fn, primal, tangent):
+    return jvp(fn, (primal,), (tangent,))
+
+
 class TestVmapOperatorsOpInfo(TestCase):
     def _batched(self, x, bdim, batch_size=3):
         slices = [x.detach()] + [make_tensor(x.shape, dtype=x.dtype, device=x.device) for _ in range(batch_size - 1)]
         return torch.stack(slices, dim=bdim)
 
     def _vmap_matches_loop(self, op):
+        # The OpInfo sample plus every reference input small enough to batch cheaply:
+        # empty, 0-dim, noncontiguous, expanded, arbitrarily strided and extremal tensors.
         device, dtype = self.device_type, torch.float32
         for sample in itertools.chain(op.sample_inputs(device, dtype), op.reference_inputs(device, dtype)):
             x = sample.input
+            if x.numel() > 4096:
+                continue
             for bdim, out_dim in itertools.product(range(-1, x.dim() + 1), (0, -1)):
                 if x.dim() == 0 and bdim not in (0, -1):
                     continue
@@ -265,10 +276,10 @@ class TestVmapOperatorsOpInfo(TestCase):
             _, pullback = vjp(op.op, x)
             with _VmapFallbackDisabled():
                 (batched_vjp,) = vmap(pullback)(cotangents)
-                _, batched_jvp = vmap(lambda t: jvp(op.op, (x,), (t,)))(cotangents)
+                _, batched_jvp = vmap(partial(_jvp_at, op.op, x))(cotangents)
                 batched_grad = vmap(torch.func.grad(lambda v: op.op(v).sum()))(cotangents)
             self.assertEqual(batched_vjp, torch.stack([pullback(c)[0] for c in cotangents]))
-            self.assertEqual(batched_jvp, torch.stack([jvp(op.op, (x,), (c,))[1] for c in cotangents]))
+            self.assertEqual(batched_jvp, torch.stack([_jvp_at(op.op, x, c)[1] for c in cotangents]))
             self.assertEqual(batched_grad, 1 / (3 * op.op(cotangents) ** 2))
 
 
@@ -305,9 +316,11 @@ class TestSparseUnaryUfuncs(TestCase):
     @ops(CBRT_OPS, allowed_dtypes=(torch.float64,))
     def test_sparse_backward_is_unsupported_as_the_opinfo_skip_says(self, device, dtype, op):
         # The OpInfo skips TestSparseUnaryUfuncs.test_sparse_fn_grad; this keeps that skip honest.
-        skipped = [d for d in op.decorators if d.cls_name == "TestSparseUnaryUfuncs" and d.test_name == "test_sparse_fn_grad"]
+        skipped = [
+            d for d in op.decorators if d.cls_name == "TestSparseUnaryUfuncs" and d.test_name == "test_sparse_fn_grad"
+        ]
         self.assertEqual(len(skipped), 1)
-        for dense, sparse in self._sparse_dense_pairs(op, device, dtype):
+        for _, sparse in self._sparse_dense_pairs(op, device, dtype):
             if sparse.layout not in (torch.sparse_coo, torch.sparse_csr):
                 continue
             leaf = sparse.detach().requires_grad_()
@@ -332,6 +345,11 @@ class TestOpcheck(TestCase):
 
 
 class TestInductorOpInfo(TestCase):
+    def setUp(self):
+        super().setUp()
+        if self.device_type == "cuda" and not has_triton():
+            self.skipTest("Inductor on CUDA needs Triton")
+
     def _compiled_matches_eager(self, fn, *args):
         torch._dynamo.reset()
         expected = fn(*args)

@@ -281,7 +281,11 @@ inline Vectorized<double> cbrt_vec(const Vectorized<double>& x) {
   const dVec h = fnmadd(y0, r, dVec(1.0));
   const dVec y = fmadd(y0 * h, fmadd(h, dVec(5.0 / 9), dVec(2.0 / 3)), y0);
   if (C10_UNLIKELY(needs_accurate_path(ax))) {
-    return cbrt_accurate(x);
+    // Only the lanes that need it take the accurate path: a result must not
+    // depend on the values that share its vector.
+    const dVec special = (ax < dVec(std::numeric_limits<double>::min())) |
+        (ax == dVec(std::numeric_limits<double>::infinity())) | ax.isnan();
+    return dVec::blendv(y | sign, cbrt_accurate(x), special);
   }
   return y | sign;
 }
