@@ -88,15 +88,7 @@ class TestMeta(TestCase):
     def test_every_aten_call_of_forward_and_backward_has_a_matching_meta_result(self, device, dtype, op):
         requires_grad = dtype in op.supported_backward_dtypes(torch.device(device).type)
         mode = _MetaCrossRefMode(self)
-        for sample in op.reference_inputs(device, dtype, requires_grad=requires_grad):
-            x = sample.input
-            with mode:
-                y = op(x)
-                op(x.detach(), out=torch.empty((0,), dtype=y.dtype, device=device))
-                if dtype.is_floating_point and 0 not in x.stride():
-                    op.inplace_variant(x.detach().clone())
-                if requires_grad and y.numel() > 0:
-                    y.backward(torch.ones_like(y))
+        run_every_variant_under(mode, op, device, dtype, requires_grad)
         expected = {aten.cbrt.default, aten.cbrt.out}
         if dtype.is_floating_point:
             expected.add(aten.cbrt_.default)
@@ -165,20 +157,25 @@ class _DecompCrossRefMode(TorchDispatchMode):
         return real_out
 
 
+def run_every_variant_under(mode, op, device, dtype, requires_grad):
+    """Function, out=, in-place (where the dtype allows) and backward on every reference input, inside `mode`."""
+    for sample in op.reference_inputs(device, dtype, requires_grad=requires_grad):
+        x = sample.input
+        with mode:
+            y = op(x)
+            op(x.detach(), out=torch.empty((0,), dtype=y.dtype, device=device))
+            if dtype.is_floating_point and 0 not in x.stride():
+                op.inplace_variant(x.detach().clone())
+            if requires_grad and y.numel() > 0:
+                y.sum().backward()
+
+
 class TestDecomp(TestCase):
     @ops(CBRT_OPS)
     def test_decompositions_are_as_accurate_as_the_kernels_on_reference_inputs(self, device, dtype, op):
         requires_grad = dtype in op.supported_backward_dtypes(torch.device(device).type)
         mode = _DecompCrossRefMode(self)
-        for sample in op.reference_inputs(device, dtype, requires_grad=requires_grad):
-            x = sample.input
-            with mode:
-                y = op(x)
-                op(x.detach(), out=torch.empty((0,), dtype=y.dtype, device=device))
-                if dtype.is_floating_point and 0 not in x.stride():
-                    op.inplace_variant(x.detach().clone())
-                if requires_grad and y.numel() > 0:
-                    y.sum().backward()
+        run_every_variant_under(mode, op, device, dtype, requires_grad)
         expected = {aten.cbrt.default, aten.cbrt.out} | ({aten.cbrt_.default} if dtype.is_floating_point else set())
         self.assertEqual(mode.checked, expected)
 
