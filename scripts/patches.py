@@ -47,9 +47,10 @@ def absent_note(absent: dict[str, list[str]]) -> str:
 
 def export_series(output: Path, base: Path = BASE_DIR, sources: Sources | None = None) -> None:
     sources = sources or load_sources()
-    with tempfile.TemporaryDirectory(prefix="cbrt-series-") as scratch:
+    # Scratch space beside the base: a local clone then hard-links its objects instead of copying them.
+    with tempfile.TemporaryDirectory(prefix="cbrt-series-", dir=base.parent) as scratch:
         work_tree = Path(scratch) / "tree"
-        git(Path(scratch), "clone", "-q", "--no-hardlinks", str(base), str(work_tree))
+        git(Path(scratch), "clone", "-q", "--local", str(base), str(work_tree))
         absent = commit_topics(work_tree, sources)
         output.mkdir(parents=True, exist_ok=True)
         git(
