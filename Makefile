@@ -6,7 +6,7 @@ PYTORCH_SRC ?=
 BRANCH ?= cbrt
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test test-fast bench pytorch pr clean
+.PHONY: all venv overlay demo base patches check-patches apply lint format test bench pytorch pr clean
 
 all: overlay demo
 
@@ -45,7 +45,7 @@ format: venv
 	$(VENV)/bin/python -m scripts.lint --fix
 
 test: overlay lint
-	$(VENV)/bin/python -m pytest test $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest test --junitxml=build/test-results/overlay.xml $(PYTEST_ARGS)
 
 bench: overlay
 	$(PYTHON) -m scripts.bench

@@ -189,16 +189,18 @@ def plot_throughput(results: list[Measurement], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    for axis, count in zip(axes, (1, 2), strict=False):
-        for name in dict.fromkeys(m.kernel for m in results):
+    names = list(dict.fromkeys(m.kernel for m in results))
+    colors = {name: f"C{i}" for i, name in enumerate(names)}  # one color per kernel in both panels
+    for axis, count in zip(axes, (1, 2), strict=True):
+        for name in names:
             points = sorted((m.size, m.gelem_per_s) for m in results if m.kernel == name and m.threads == count and m.dtype == "float32")
             if points:
                 style = "--" if "bandwidth" in name else "-"
-                axis.plot(*zip(*points, strict=False), style, marker="o", label=name)
+                axis.plot(*zip(*points, strict=True), style, marker="o", color=colors[name], label=name)
         axis.set(xscale="log", yscale="log", xlabel="elements (float32)", title=f"{count} thread(s); dashed: roofline")
         axis.grid(True, which="both", alpha=0.3)
+        axis.legend(fontsize=7)
     axes[0].set_ylabel("Gelem/s")
-    axes[1].legend(fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.fragments import Fragment, Sources, load_sources
-from scripts.junit_summary import SuiteResult, summarize_dir
+from scripts.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.layout import REPO_ROOT
 from scripts.pin import Pin, load_pin
 from scripts.pytorch_build import RESULTS_DIR, SUITES
@@ -24,6 +24,7 @@ OUTPUT_DIR = REPO_ROOT / "build" / "pr"
 NOT_RUN = "not run yet"
 NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
 PRIMS = "torch/_prims/__init__.py"
+OVERLAY_RESULTS = "build/test-results/overlay.xml"  # written by `make test`
 REFS = "torch/_refs/__init__.py"
 
 
@@ -46,6 +47,10 @@ class PrInputs:
     @property
     def readme(self) -> Path:
         return self.root / "README.md"
+
+    @property
+    def overlay_results(self) -> Path:
+        return self.root / OVERLAY_RESULTS
 
 
 @dataclass(frozen=True)
@@ -159,9 +164,19 @@ def result_row(label: str, keyword: str, result: SuiteResult | None) -> str:
     )
 
 
-def test_matrix(results_dir: Path) -> list[str]:
+def overlay_matrix(overlay_xml: Path) -> list[str]:
+    """This repo's suite (OpInfo machinery, properties, exhaustive accuracy) run on the overlay build."""
+    header = ["| suite | verdict | passed | failed | errors | skipped |", "|---|---|---|---|---|---|"]
+    if not overlay_xml.is_file():
+        return [f"Overlay suite (`make test`): {NOT_RUN}.", ""]
+    r = summarize_file(overlay_xml)
+    row = f"| `make test` on the overlay | {r.verdict} | {r.passed} | {r.failed} | {r.errors} | {r.skipped} |"
+    return [f"From `{OVERLAY_RESULTS}` (written by `make test`).", "", *header, row, ""]
+
+
+def test_matrix(results_dir: Path, overlay_xml: Path) -> list[str]:
     results = {r.name: r for r in summarize_dir(results_dir)}
-    lines = ["## Test matrix", ""]
+    lines = ["## Test matrix", "", *overlay_matrix(overlay_xml)]
     if not results:
         lines += [
             f"Upstream suites: {NOT_RUN}. `make pytorch` builds the patched checkout and writes one JUnit XML "
@@ -338,7 +353,7 @@ def render(sources: Sources, inputs: PrInputs, pin: Pin) -> str:
         motivation(sources, pin),
         commits_section(sources, inputs.patches),
         files_section(sources, inputs.patches),
-        test_matrix(inputs.results),
+        test_matrix(inputs.results, inputs.overlay_results),
         benchmarks_section(inputs.benchmarks),
         accuracy_section(inputs.readme),
         bc_note(sources),

@@ -180,3 +180,16 @@ def test_markdown_section_skips_hashes_inside_code_fences() -> None:
     assert section[0] == "```sh"
     assert "### float64" in section
     assert section[-1] == "Random bit patterns."
+
+
+def test_overlay_results_of_make_test_appear_in_the_matrix(tmp_path: Path) -> None:
+    from scripts.pr import overlay_matrix
+
+    assert "not run yet" in overlay_matrix(tmp_path / "missing.xml")[0]
+    xml = tmp_path / "overlay.xml"
+    xml.write_text(
+        '<testsuites><testsuite name="pytest"><testcase classname="a" name="ok"/>'
+        '<testcase classname="a" name="skip"><skipped/></testcase></testsuite></testsuites>'
+    )
+    row = next(line for line in overlay_matrix(xml) if line.startswith("| `make test`"))
+    assert "| 1 | 0 | 0 | 1 |" in row
