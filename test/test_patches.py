@@ -46,3 +46,12 @@ def test_git_am_applies_the_series_to_the_base(base: Path, tmp_path: Path) -> No
     git(tree, "am", "-q", *patches, env=FIXED_IDENTITY)
     assert len(git(tree, "log", "--format=%s", "origin/main..HEAD").splitlines()) == len(patches)
     assert "- func: cbrt(Tensor self) -> Tensor" in (tree / "aten/src/ATen/native/native_functions.yaml").read_text()
+
+
+def test_the_lock_pins_every_base_file_a_fragment_edits(base: Path) -> None:
+    from scripts.fragments import load_sources
+    from scripts.pin import load_pin
+
+    edited_in_base = {p for p in load_sources().edited_upstream_paths() if (base / p).is_file()}
+    missing = sorted(edited_in_base - set(load_pin().base_sha256))
+    assert not missing, f"run `python -m scripts.pin --update` after checking the anchors: {missing}"
