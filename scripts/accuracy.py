@@ -22,15 +22,9 @@ from fractions import Fraction
 import numpy as np
 import torch
 
+from scripts.alternatives import prims_composite, tutorial_composite
+
 Candidate = Callable[[torch.Tensor], torch.Tensor]
-
-
-def tutorial_composite(x: torch.Tensor) -> torch.Tensor:
-    return torch.sign(x) * torch.abs(x) ** (1.0 / 3.0)
-
-
-def prims_composite(x: torch.Tensor) -> torch.Tensor:
-    return torch.copysign(torch.pow(torch.abs(x), 1.0 / 3.0), x)
 
 
 def numpy_cbrt(x: torch.Tensor) -> torch.Tensor:

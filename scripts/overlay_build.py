@@ -76,6 +76,11 @@ def install_libraries(build: Path, site: Path) -> None:
         os.replace(temporary, target / library.name)
 
 
+def install(python: str, build: Path, site: Path) -> None:
+    install_libraries(build, site)
+    run([python, str(REPO_ROOT / "scripts/overlay_install.py"), str(site)], "install")
+
+
 def check_import(python: str) -> None:
     code = "import torch; assert torch.cbrt(torch.tensor([-8.0])).item() == -2.0; print(torch.cbrt)"
     run([python, "-c", code], "loading the overlay into torch")
@@ -93,8 +98,7 @@ def steps(python: str, site: Path, build: Path, jobs: int) -> list[tuple[str, Ca
         ("torchgen for the patch set's operators", lambda: run(codegen, "codegen")),
         ("cmake configure", lambda: run(configure_command(python, build), "cmake configure")),
         ("compile and link", lambda: run(["cmake", "--build", str(build / "cmake"), "-j", str(jobs)], "compile")),
-        ("install the library and the import hook", lambda: (install_libraries(build, site), run(
-            [python, str(REPO_ROOT / "scripts/overlay_install.py"), str(site)], "install"))),
+        ("install the library and the import hook", lambda: install(python, build, site)),
         ("apply Python fragments", lambda: patch(python, "python")),
         ("load check", lambda: check_import(python)),
     ]

@@ -50,13 +50,15 @@ def atomic_write(path: Path, content: bytes) -> None:
     os.replace(temporary, path)
 
 
-def patched_contents(site: Path, sources: Sources, on_pin: bool) -> dict[str, bytes]:
-    """Wheel member -> patched content, for every file the patch set edits or adds in an install."""
+def patched_contents(
+    site: Path, sources: Sources, on_pin: bool, in_part: Callable[[str], bool]
+) -> dict[str, bytes]:
+    """Wheel member -> patched content, for every file of the part that the patch set edits or adds."""
     pin = load_pin()
     contents: dict[str, bytes] = {}
     for fragment_file in sources.fragment_files:
         member = wheel_member_of(fragment_file.upstream_path)
-        if member is None or not (site / member).is_file():
+        if member is None or not in_part(member) or not (site / member).is_file():
             continue
         original = pristine(site, member)
         try:
@@ -69,7 +71,7 @@ def patched_contents(site: Path, sources: Sources, on_pin: bool) -> dict[str, by
         contents[member] = text.encode()
     for new_file in sources.new_files:
         member = wheel_member_of(new_file.upstream_path)
-        if member is not None:
+        if member is not None and in_part(member):
             contents[member] = new_file.source.read_bytes()
     return contents
 
@@ -90,8 +92,7 @@ def patch_install(site: Path, on_pin: bool, part: str = "all") -> list[str]:
     in_part = PARTS[part]
     recorded = set(json.loads(manifest.read_text())) if manifest.is_file() else set()
     previous = {m for m in recorded if in_part(m)}
-    everything = patched_contents(site, load_sources(), on_pin)
-    patched = {m: c for m, c in everything.items() if in_part(m)}
+    patched = patched_contents(site, load_sources(), on_pin, in_part)
     contents = dict(patched)
     for member in sorted(previous - set(patched)):
         backup = state / "pristine" / member
