@@ -42,6 +42,7 @@ CANDIDATES: dict[str, Candidate] = {
 }
 
 INT_OF = {torch.float32: torch.int32, torch.float64: torch.int64, torch.half: torch.int16, torch.bfloat16: torch.int16}
+STORED_MANTISSA_BITS = {torch.float32: 23, torch.float64: 52, torch.half: 10, torch.bfloat16: 7}
 
 
 @dataclass
@@ -82,10 +83,20 @@ def exact_nearest(x: float, a: float, b: float) -> float:
     return max(a, b) if Fraction(x) > midpoint**3 else min(a, b)
 
 
+def wide_cbrt(x: torch.Tensor) -> torch.Tensor:
+    """glibc's double cbrt of `x` (float32 or narrower, so exact in float64): within 1 double ULP."""
+    return torch.from_numpy(np.cbrt(x.double().numpy()))
+
+
 def round_reference(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """Correctly rounded cbrt of `x` (float32 or narrower, so exact in float64), in `dtype`."""
-    wide = torch.from_numpy(np.cbrt(x.double().numpy()))
+    wide = wide_cbrt(x)
     rounded = wide.to(dtype)
+    # Half and bfloat16 convert through float32: rounding twice can land one value off.
+    toward = torch.where(wide > rounded.double(), 1, -1)
+    neighbour = from_ordinal(ordinal(rounded) + toward, dtype)
+    nearer = (neighbour.double() - wide).abs() < (rounded.double() - wide).abs()
+    rounded = torch.where(nearer, neighbour, rounded)
     toward = torch.where(wide > rounded.double(), 1, -1)
     neighbour = from_ordinal(ordinal(rounded) + toward, dtype)
     midpoint = (rounded.double() + neighbour.double()) / 2
@@ -97,8 +108,22 @@ def round_reference(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return rounded
 
 
+def ulp_error(actual: torch.Tensor, x: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
+    """|actual - cbrt(x)| in units of the last place of cbrt(x) in x's dtype, to about 2^-28 ULP.
+
+    A correctly rounded result counts as 0.5 (its exact error is not needed); NaN where expected is
+    NaN counts as 0, any other NaN or infinity mismatch as inf.
+    """
+    wide = wide_cbrt(x)
+    last_place = torch.pow(2.0, torch.floor(torch.log2(wide.abs())) - STORED_MANTISSA_BITS[x.dtype])
+    error = (actual.double() - wide).abs() / last_place
+    same = ulp_distance(actual, expected) == 0  # also zeros, infinities and NaNs that match
+    error = torch.where(same, error.nan_to_num(0.0).clamp(max=0.5), error)
+    return torch.where(error.isnan(), float("inf"), error)
+
+
 def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ...]) -> list[tuple[float, int, int]]:
-    """(max ULP, not correctly rounded, over 1 ULP) per candidate for bit patterns start..start+count."""
+    """(max ULP error, not correctly rounded, over 1 ULP) per candidate for bit patterns start..start+count."""
     torch.set_num_threads(1)
     bits = torch.arange(start, start + count, dtype=torch.int64)
     sign_bit = 1 << (torch.finfo(dtype).bits - 1)
@@ -107,8 +132,9 @@ def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ..
     expected = round_reference(x, dtype)
     results = []
     for name in names:
-        distance = ulp_distance(CANDIDATES[name](x), expected)
-        results.append((float(distance.max()), int((distance > 0).sum()), int((distance > 1).sum())))
+        actual = CANDIDATES[name](x)
+        error = ulp_error(actual, x, expected)
+        results.append((float(error.max()), int((ulp_distance(actual, expected) > 0).sum()), int((error > 1).sum())))
     return results
 
 

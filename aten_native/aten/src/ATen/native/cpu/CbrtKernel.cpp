@@ -12,6 +12,8 @@
 #include <ATen/cpu/vec/vec.h>
 #include <ATen/native/TensorIterator.h>
 #include <ATen/native/cpu/Loops.h>
+#include <c10/util/BFloat16-math.h>
+#include <c10/util/bit_cast.h>
 
 namespace at::native {
 inline namespace CPU_CAPABILITY {
@@ -23,26 +25,35 @@ using namespace vec;
 
 // Vectorized real cube root, division-free.
 //
-// Both precisions start from r ~= |x|^(-1/3), computed as
-//   1. bits(r) = K - bits(|x|) / 3, the division done in floating point
-//      (for double, on the high word, with 2^52 as the int/double offset);
-//      relative error <= 3.5e-2, only valid for normal |x|;
-//   2. one step r <- r (1 + h P(h)), h = 1 - |x| r^3, where P is the minimax
-//      fit of ((1 - h)^(-1/3) - 1) / h on the range of h left by step 1;
-//      relative error <= 2^-22.8.
+// float, error <= 0.84 ulp (0.5 ulp + 1/3 ulp + 2^-32):
+//   1. r ~= |x|^(-1/3) from the bit pattern: bits(r) = K - bits(|x|) / 3,
+//      the division done in floating point; relative error <= 3.5e-2, only
+//      valid for normal |x|.
+//   2. q = r^2 (1 + h P(h)), h = 1 - |x| r^3, where P is the minimax fit of
+//      ((1 - h)^(-2/3) - 1) / h on the range of h left by step 1, quadratic:
+//      q ~= |x|^(-2/3) with relative error <= 2^-16.8.
+//   3. y = x q, then one Newton step on the residual e = y^3 - x, evaluated
+//      with a single rounding of y^2: cbrt(x) = y - e q / 3 + O(2^-32 y).
+//      Rounding y^2 costs at most 1/3 ulp, the final rounding 1/2 ulp.
+//   Subnormals, infinities and NaNs take cbrt_accurate(), which evaluates
+//   the double path below on the widened input (error ~1.2 * 2^-53).
+//   Correct rounding would need y^2 and the result as float pairs and a
+//   rounding test: a third more instructions, and slower than numpy.cbrt.
 //
-// float, correctly rounded for every input:
-//   3. y + y_lo = |x| r^2 exactly (fma error terms), then one Newton step
-//      cbrt(|x|) = y + (2 y h + y_lo) / 3 + O(2^-43 y), h = 1 - y r.
-//   4. The result is y + s rounded once. If y + s - e and y + s + e, with
-//      e = 2^-41 y above the error bound, round differently, a rounding
-//      boundary is too close: the vector then takes cbrt_accurate(), which
-//      evaluates step 3 in double (error ~1.2 * 2^-53), as do vectors with
-//      subnormals, infinities or NaNs. This happens for about one vector in
-//      2^12 of random data. Both paths were checked against an exact
-//      midpoint test on all 2^32 inputs: no result is misrounded.
+// bfloat16 and half are correctly rounded, from y = x q of step 3:
+//   bfloat16: cbrt(x) of a bfloat16 x is never within 2^-19.4 (relative) of
+//     the midpoint between two bfloat16 values; with a cubic P, y is within
+//     2^-21 of cbrt(x), so y rounds as cbrt(x) does.
+//   half: cbrt(x) comes within 2^-26.5 of such a midpoint, so y (here from
+//     a linear P, error <= 2^-12.8) only selects the candidate midpoint m,
+//     which has 12 significant bits: m^2 is exact and the sign of the fma
+//     m^2 m - |x| tells on which side cbrt(x) lies.
+//   Both were checked on all 2^16 inputs.
 //
 // double, error <= 0.84 ulp (0.5 ulp + 2^-53 / 3):
+//   1. as for float, on the high word, with 2^52 as the int/double offset;
+//   2. one step r <- r (1 + h P(h)) with P the minimax fit of
+//      ((1 - h)^(-1/3) - 1) / h: relative error <= 2^-22.8;
 //   3. y0 = |x| r^2 rounded once, h = 1 - y0 r, and
 //      y = y0 (1 - h)^(-2/3) = y0 (1 + 2h/3 + 5h^2/9) + O(2^-64 y).
 //      h measures the rounding of y0, so only a third of it remains.
@@ -54,19 +65,34 @@ using namespace vec;
 
 constexpr float kFloatMagic = 0x54a21400;
 constexpr double kDoubleMagic = 0x553eec00;
-// Minimax coefficients of P, for |h| <= 0.105.
-constexpr float kFloatStep[] = {
-    0.33332747f,
-    0.2222177f,
-    0.17467934f,
-    0.14535149f};
+// Minimax coefficients of P, for -0.1042 <= h <= 0.1007, each of the lowest
+// degree its dtype allows: relative error 2^-16.8 for float, 2^-21.2 for
+// bfloat16, 2^-12.8 for half.
+constexpr float kFloatStep[] = {0.6666749f, 0.5595013f, 0.49508795f};
+constexpr float kBFloat16Step[] = {
+    0.6666524f,
+    0.55556047f,
+    0.49936113f,
+    0.45505267f};
+constexpr float kHalfStep[] = {0.67054576f, 0.5574942f};
 constexpr double kDoubleStep[] = {
     0.33332884457414264,
     0.22222074751659837,
     0.17450459715425,
     0.14508438305119006};
 
+// Bits of a half value's float below its last place, and its last place.
+constexpr int32_t kHalfHalfUlp = 0x1000;
+constexpr int32_t kHalfUlp = 0x2000;
+// Bits of a bfloat16 value's float below its last place.
+constexpr int32_t kBFloat16HalfUlp = 0x8000;
+
 #if defined(CPU_CAPABILITY_AVX512)
+
+// vfpclassps categories.
+constexpr int kNaN = 0x81;
+constexpr int kInfinity = 0x18;
+constexpr int kSubnormal = 0x20;
 
 inline std::pair<Vectorized<double>, Vectorized<double>> to_double(
     const Vectorized<float>& v) {
@@ -85,16 +111,63 @@ inline Vectorized<float> to_float(
       _mm512_castps_pd(_mm512_castps256_ps512(l)), _mm256_castps_pd(h), 1));
 }
 
-// Whether some lane has lo != hi (NaN included) or a nonzero subnormal |x|.
-inline bool needs_accurate_path(
-    const Vectorized<float>& lo,
-    const Vectorized<float>& hi,
-    const Vectorized<float>& ax) {
-  const __mmask16 tiny = _mm512_cmp_ps_mask(
-      ax, _mm512_set1_ps(std::numeric_limits<float>::min()), _CMP_LT_OQ);
-  const __mmask16 subnormal =
-      _mm512_mask_cmp_ps_mask(tiny, ax, _mm512_setzero_ps(), _CMP_NEQ_OQ);
-  return (_mm512_cmp_ps_mask(lo, hi, _CMP_NEQ_UQ) | subnormal) != 0;
+inline __mmask16 special_lanes(const Vectorized<float>& x) {
+  return _mm512_fpclass_ps_mask(x, kNaN | kInfinity | kSubnormal);
+}
+
+// Whether some lane is subnormal, infinite or NaN.
+inline bool any_special(const Vectorized<float>& x) {
+  return special_lanes(x) != 0;
+}
+
+// special where x is subnormal, infinite or NaN, result elsewhere.
+inline Vectorized<float> where_special(
+    const Vectorized<float>& x,
+    const Vectorized<float>& special,
+    const Vectorized<float>& result) {
+  return _mm512_mask_blend_ps(special_lanes(x), result, special);
+}
+
+// The half value nearest to cbrt(ax), as a float, given y within 2^-12 of it
+// (relative), ax >= 0: the midpoint m above the half value below y is the
+// only one that can separate y from cbrt(ax).
+inline Vectorized<float> round_cbrt_to_half(
+    const Vectorized<float>& ax,
+    const Vectorized<float>& y) {
+  const __m512i below =
+      _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(-kHalfUlp));
+  const __m512 mid = _mm512_castsi512_ps(
+      _mm512_or_si512(below, _mm512_set1_epi32(kHalfHalfUlp)));
+  const __mmask16 up = _mm512_cmp_ps_mask(
+      _mm512_fmsub_ps(_mm512_mul_ps(mid, mid), mid, ax),
+      _mm512_setzero_ps(),
+      _CMP_LT_OQ);
+  return _mm512_castsi512_ps(
+      _mm512_mask_add_epi32(below, up, below, _mm512_set1_epi32(kHalfUlp)));
+}
+
+// The floats of the even and of the odd bfloat16 elements of a.
+inline std::pair<Vectorized<float>, Vectorized<float>> bfloat16_even_odd(
+    const Vectorized<BFloat16>& a) {
+  const __m512i v = a;
+  return {
+      _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)),
+      _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(0xffff0000)))};
+}
+
+// The inverse of bfloat16_even_odd, rounding half away from zero: that is
+// rounding to nearest for finite floats that are not halfway between two
+// bfloat16 values.
+inline Vectorized<BFloat16> bfloat16_from_even_odd(
+    const Vectorized<float>& even,
+    const Vectorized<float>& odd) {
+  const __m512i half_ulp = _mm512_set1_epi32(kBFloat16HalfUlp);
+  const __m512i low = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_castps_si512(even), half_ulp), 16);
+  const __m512i high = _mm512_add_epi32(_mm512_castps_si512(odd), half_ulp);
+  // (high & 0xffff0000) | low
+  return _mm512_ternarylogic_epi32(
+      high, _mm512_set1_epi32(0xffff0000), low, 0xea);
 }
 
 // Whether some lane has a nonzero subnormal, infinite or NaN |x|.
@@ -138,16 +211,62 @@ inline Vectorized<float> to_float(
   return _mm256_insertf128_ps(_mm256_castps128_ps256(l), h, 1);
 }
 
-inline bool needs_accurate_path(
-    const Vectorized<float>& lo,
-    const Vectorized<float>& hi,
-    const Vectorized<float>& ax) {
+inline __m256 special_lanes(const Vectorized<float>& x) {
+  const __m256 ax = x.abs();
+  const __m256 nonfinite = _mm256_cmp_ps(
+      ax, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_NLT_UQ);
   const __m256 subnormal = _mm256_and_ps(
       _mm256_cmp_ps(
           ax, _mm256_set1_ps(std::numeric_limits<float>::min()), _CMP_LT_OQ),
       _mm256_cmp_ps(ax, _mm256_setzero_ps(), _CMP_NEQ_OQ));
-  return _mm256_movemask_ps(
-             _mm256_or_ps(_mm256_cmp_ps(lo, hi, _CMP_NEQ_UQ), subnormal)) != 0;
+  return _mm256_or_ps(nonfinite, subnormal);
+}
+
+inline bool any_special(const Vectorized<float>& x) {
+  return _mm256_movemask_ps(special_lanes(x)) != 0;
+}
+
+inline Vectorized<float> where_special(
+    const Vectorized<float>& x,
+    const Vectorized<float>& special,
+    const Vectorized<float>& result) {
+  return _mm256_blendv_ps(result, special, special_lanes(x));
+}
+
+inline Vectorized<float> round_cbrt_to_half(
+    const Vectorized<float>& ax,
+    const Vectorized<float>& y) {
+  const __m256i below =
+      _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(-kHalfUlp));
+  const __m256 mid = _mm256_castsi256_ps(
+      _mm256_or_si256(below, _mm256_set1_epi32(kHalfHalfUlp)));
+  const __m256 up = _mm256_cmp_ps(
+      _mm256_fmsub_ps(_mm256_mul_ps(mid, mid), mid, ax),
+      _mm256_setzero_ps(),
+      _CMP_LT_OQ);
+  return _mm256_castsi256_ps(_mm256_add_epi32(
+      below,
+      _mm256_and_si256(_mm256_castps_si256(up), _mm256_set1_epi32(kHalfUlp))));
+}
+
+inline std::pair<Vectorized<float>, Vectorized<float>> bfloat16_even_odd(
+    const Vectorized<BFloat16>& a) {
+  const __m256i v = a;
+  return {
+      _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)),
+      _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(0xffff0000)))};
+}
+
+inline Vectorized<BFloat16> bfloat16_from_even_odd(
+    const Vectorized<float>& even,
+    const Vectorized<float>& odd) {
+  const __m256i half_ulp = _mm256_set1_epi32(kBFloat16HalfUlp);
+  const __m256i low = _mm256_srli_epi32(
+      _mm256_add_epi32(_mm256_castps_si256(even), half_ulp), 16);
+  const __m256i high = _mm256_and_si256(
+      _mm256_add_epi32(_mm256_castps_si256(odd), half_ulp),
+      _mm256_set1_epi32(0xffff0000));
+  return _mm256_or_si256(high, low);
 }
 
 inline bool needs_accurate_path(const Vectorized<double>& ax) {
@@ -188,16 +307,36 @@ inline Vectorized<double> rcbrt_estimate(const Vectorized<double>& ax) {
   return from_high_word(u);
 }
 
-// Step 2: r (1 + h P(h)) with h = 1 - ax r^3.
-template <typename T>
-inline Vectorized<T> rcbrt_step(
-    const Vectorized<T>& ax,
-    const Vectorized<T>& r,
-    const T (&c)[4]) {
-  using Vec = Vectorized<T>;
-  const Vec h = fnmadd(ax * r, r * r, Vec(T(1)));
-  const Vec p =
-      fmadd(fmadd(fmadd(Vec(c[3]), h, Vec(c[2])), h, Vec(c[1])), h, Vec(c[0]));
+// Step 2 (float): r^2 (1 + h P(h)) ~= ax^(-2/3) for normal ax, with
+// h = 1 - ax r^3 and the coefficients c of P.
+template <size_t N>
+inline Vectorized<float> rcbrt_squared(
+    const Vectorized<float>& ax,
+    const float (&c)[N]) {
+  using fVec = Vectorized<float>;
+  const fVec r = rcbrt_estimate(ax);
+  const fVec r2 = r * r;
+  const fVec h = fnmadd(ax * r, r2, fVec(1.0f));
+  fVec p(c[N - 1]);
+  for (size_t i = N - 1; i-- > 0;) {
+    p = fmadd(p, h, fVec(c[i]));
+  }
+  return fmadd(r2 * h, p, r2);
+}
+
+// Step 2 (double): r (1 + h P(h)) with h = 1 - ax r^3.
+inline Vectorized<double> rcbrt_step(
+    const Vectorized<double>& ax,
+    const Vectorized<double>& r) {
+  using dVec = Vectorized<double>;
+  const dVec h = fnmadd(ax * r, r * r, dVec(1.0));
+  const dVec p = fmadd(
+      fmadd(
+          fmadd(dVec(kDoubleStep[3]), h, dVec(kDoubleStep[2])),
+          h,
+          dVec(kDoubleStep[1])),
+      h,
+      dVec(kDoubleStep[0]));
   return fmadd(r * h, p, r);
 }
 
@@ -211,39 +350,58 @@ inline Vectorized<double> cbrt_finish(
   return fmadd(y * h, fmadd(h, dVec(5.0 / 9), dVec(2.0 / 3)), y);
 }
 
-// Correctly rounded float cube root of every input, through double.
+// Cube root, within about 1.2 * 2^-53, of doubles that hold floats (which
+// are normal or zero as doubles).
+inline Vectorized<double> cbrt_widened(const Vectorized<double>& x) {
+  using dVec = Vectorized<double>;
+  const dVec sign = x & dVec(-0.0);
+  const dVec ax = x ^ sign;
+  const dVec y = cbrt_finish(ax, rcbrt_step(ax, rcbrt_estimate(ax)));
+  // The estimate is NaN for infinite inputs.
+  return dVec::blendv(
+             y, ax, ax == dVec(std::numeric_limits<double>::infinity())) |
+      sign;
+}
+
+// Float cube root of every input, through double.
 inline Vectorized<float> cbrt_accurate(const Vectorized<float>& x) {
-  using fVec = Vectorized<float>;
-  const fVec sign = x & fVec(-0.0f);
-  const fVec ax = x ^ sign;
-  // Subnormals are scaled by 2^24 for the estimate, which is then scaled
-  // back by 2^8.
-  const fVec tiny = ax < fVec(std::numeric_limits<float>::min());
-  fVec r = rcbrt_estimate(fVec::blendv(ax, ax * fVec(0x1p24f), tiny));
-  r = fVec::blendv(r, r * fVec(0x1p8f), tiny);
-  r = rcbrt_step(ax, r, kFloatStep) | sign;
-  const auto [x_lo, x_hi] = to_double(x);
-  const auto [r_lo, r_hi] = to_double(r);
-  return to_float(cbrt_finish(x_lo, r_lo), cbrt_finish(x_hi, r_hi));
+  const auto [lo, hi] = to_double(x);
+  return to_float(cbrt_widened(lo), cbrt_widened(hi));
 }
 
 inline Vectorized<float> cbrt_vec(const Vectorized<float>& x) {
   using fVec = Vectorized<float>;
-  const fVec sign = x & fVec(-0.0f);
-  const fVec ax = x ^ sign;
-  const fVec r = rcbrt_step(ax, rcbrt_estimate(ax), kFloatStep);
-  const fVec t = ax * r;
-  const fVec y = t * r;
-  const fVec y_lo = fmadd(fmsub(ax, r, t), r, fmsub(t, r, y));
-  const fVec h2 = fnmadd(y, r + r, fVec(2.0f));
-  const fVec s = fmadd(y, h2, y_lo) * fVec(1.0f / 3);
-  const fVec e = y * fVec(0x1p-41f);
-  const fVec lo = y + (s - e);
-  const fVec hi = y + (s + e);
-  if (C10_UNLIKELY(needs_accurate_path(lo, hi, ax))) {
+  const fVec q = rcbrt_squared(x.abs(), kFloatStep);
+  const fVec y = x * q;
+  const fVec residual = fmsub(y * y, y, x);
+  const fVec result = fnmadd(residual * q, fVec(1.0f / 3), y);
+  if (C10_UNLIKELY(any_special(x))) {
+    // Only the lanes that need it take the accurate path: a result must not
+    // depend on the values that share its vector.
+    return where_special(x, cbrt_accurate(x), result);
+  }
+  return result;
+}
+
+// A float whose nearest bfloat16 is the cube root of x (a bfloat16 value).
+// Both paths round to the same bfloat16, so a whole vector may take either.
+inline Vectorized<float> cbrt_for_bfloat16(const Vectorized<float>& x) {
+  if (C10_UNLIKELY(any_special(x))) {
     return cbrt_accurate(x);
   }
-  return hi | sign;
+  return x * rcbrt_squared(x.abs(), kBFloat16Step);
+}
+
+// The cube root of x (a half value) rounded to the nearest half, as a float.
+inline Vectorized<float> cbrt_for_half(const Vectorized<float>& x) {
+  using fVec = Vectorized<float>;
+  const fVec sign = x & fVec(-0.0f);
+  const fVec ax = x ^ sign;
+  // Half values are normal floats. Infinities and NaNs need no test: y is
+  // then inf or NaN, which round_cbrt_to_half() keeps (a NaN widened from
+  // half has its payload above the bits it clears).
+  const fVec y = ax * rcbrt_squared(ax, kHalfStep);
+  return round_cbrt_to_half(ax, y) | sign;
 }
 
 // Cube root of every double input with error <= 0.5 ulp + 2^-100.
@@ -254,7 +412,7 @@ inline Vectorized<double> cbrt_accurate(const Vectorized<double>& x) {
   // Below 2^-900 the residual would lose bits to underflow: scale by 2^300.
   const dVec tiny = ax < dVec(0x1p-900);
   const dVec a = dVec::blendv(ax, ax * dVec(0x1p300), tiny);
-  dVec r = rcbrt_step(a, rcbrt_estimate(a), kDoubleStep);
+  dVec r = rcbrt_step(a, rcbrt_estimate(a));
   // Cubic step: 2^-22.8 -> ~2^-64.
   const dVec h = fnmadd(a * r, r * r, dVec(1.0));
   r = fmadd(r * h, fmadd(h, dVec(2.0 / 9), dVec(1.0 / 3)), r);
@@ -274,7 +432,7 @@ inline Vectorized<double> cbrt_vec(const Vectorized<double>& x) {
   using dVec = Vectorized<double>;
   const dVec sign = x & dVec(-0.0);
   const dVec ax = x ^ sign;
-  const dVec r = rcbrt_step(ax, rcbrt_estimate(ax), kDoubleStep);
+  const dVec r = rcbrt_step(ax, rcbrt_estimate(ax));
   // y0 = ax r^2 with a single rounding.
   const dVec r2 = r * r;
   const dVec y0 = fmadd(ax, r2, ax * fmsub(r, r, r2));
@@ -290,29 +448,53 @@ inline Vectorized<double> cbrt_vec(const Vectorized<double>& x) {
   return y | sign;
 }
 
-// The scalar path (strided inputs, loop tails) computes the same values as
-// the vectorized one.
+// The scalar paths (strided inputs, loop tails) compute the same values as
+// the vectorized ones.
+template <typename T, typename F>
+T first_lane(F f, T a) {
+  __at_align__ T out[Vectorized<T>::size()];
+  f(Vectorized<T>(a)).store(out);
+  return out[0];
+}
+
 template <typename T>
 T cbrt_scalar(T a) {
-  __at_align__ T out[Vectorized<T>::size()];
-  cbrt_vec(Vectorized<T>(a)).store(out);
-  return out[0];
+  return first_lane<T>([](const auto& v) { return cbrt_vec(v); }, a);
 }
 
 void cbrt_kernel(TensorIteratorBase& iter) {
   const auto dtype = iter.common_dtype();
-  if (at::isReducedFloatingType(dtype)) {
-    AT_DISPATCH_REDUCED_FLOATING_TYPES(dtype, "cbrt_cpu", [&]() {
-      cpu_kernel_vec(
-          iter,
-          [](scalar_t a) -> scalar_t {
-            return cbrt_scalar(static_cast<float>(a));
-          },
-          [](Vectorized<scalar_t> a) {
-            auto [a0, a1] = convert_to_float<scalar_t>(a);
-            return convert_from_float<scalar_t>(cbrt_vec(a0), cbrt_vec(a1));
-          });
-    });
+  if (dtype == kBFloat16) {
+    cpu_kernel_vec(
+        iter,
+        [](BFloat16 a) -> BFloat16 {
+          return static_cast<BFloat16>(first_lane<float>(
+              [](const auto& v) { return cbrt_for_bfloat16(v); },
+              static_cast<float>(a)));
+        },
+        [](Vectorized<BFloat16> a) {
+          const auto [even, odd] = bfloat16_even_odd(a);
+          if (C10_UNLIKELY(any_special(even) || any_special(odd))) {
+            const auto [lo, hi] = convert_to_float<BFloat16>(a);
+            return convert_from_float<BFloat16>(
+                cbrt_accurate(lo), cbrt_accurate(hi));
+          }
+          return bfloat16_from_even_odd(
+              even * rcbrt_squared(even.abs(), kBFloat16Step),
+              odd * rcbrt_squared(odd.abs(), kBFloat16Step));
+        });
+  } else if (dtype == kHalf) {
+    cpu_kernel_vec(
+        iter,
+        [](Half a) -> Half {
+          return static_cast<Half>(first_lane<float>(
+              [](const auto& v) { return cbrt_for_half(v); },
+              static_cast<float>(a)));
+        },
+        [](Vectorized<Half> a) {
+          const auto [lo, hi] = convert_to_float<Half>(a);
+          return convert_from_float<Half>(cbrt_for_half(lo), cbrt_for_half(hi));
+        });
   } else {
     AT_DISPATCH_FLOATING_TYPES(dtype, "cbrt_cpu", [&]() {
       cpu_kernel_vec(
@@ -344,11 +526,28 @@ double cbrt_refined(double x) {
   return std::copysign(tiny ? y * 0x1p-100 : y, x);
 }
 
+// x rounded to a float with the last bit set when inexact, so that rounding
+// the float again to half or bfloat16 rounds x only once.
+float round_to_odd_float(double x) {
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) != x && (c10::bit_cast<uint32_t>(f) & 1) == 0) {
+    const float inf = std::numeric_limits<float>::infinity();
+    f = std::nextafter(f, x > f ? inf : -inf);
+  }
+  return f;
+}
+
 void cbrt_kernel(TensorIteratorBase& iter) {
   AT_DISPATCH_FLOATING_TYPES_AND2(
       kBFloat16, kHalf, iter.common_dtype(), "cbrt_cpu", [&]() {
         cpu_kernel(iter, [](scalar_t a) -> scalar_t {
-          return static_cast<scalar_t>(cbrt_refined(static_cast<double>(a)));
+          const double y = cbrt_refined(static_cast<double>(a));
+          if constexpr (c10::is_reduced_floating_point_v<scalar_t>) {
+            // Half and bfloat16 convert through float.
+            return static_cast<scalar_t>(round_to_odd_float(y));
+          } else {
+            return static_cast<scalar_t>(y);
+          }
         });
       });
 }
