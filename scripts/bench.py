@@ -81,6 +81,8 @@ def measure(name: str, kernel: Kernel, dtype: str, size: int, threads: int, min_
 
 
 RAW_MEASUREMENTS: list[benchmark.Measurement] = []
+OUTPUT_NOTE = ("torch.cbrt, numpy.cbrt, torch.neg and the copy write into a preallocated output (`out=`); "
+               "the composites and the compiled composite allocate their temporaries and result")
 
 
 def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_time: float, with_compile: bool) -> list[Measurement]:
@@ -167,7 +169,7 @@ def machine_lines() -> list[str]:
 
 def write_report(results: list[Measurement], sizes: list[int], command: str, plot: Path | None) -> str:
     lines = ["# Benchmarks", "", f"Made by `{command}`; every figure below comes from that one run.", ""]
-    lines += machine_lines() + ["", "## Targets (ratios measured side by side in the same run)", ""]
+    lines += machine_lines() + [f"- {OUTPUT_NOTE}", "", "## Targets (ratios measured side by side in the same run)", ""]
     lines += target_rows(results, sizes) + ["", "## Throughput (Gelem/s, median of torch.utils.benchmark's blocked_autorange)", ""]
     lines += throughput_rows(results)
     if plot is not None:

@@ -146,6 +146,18 @@ inline Vectorized<float> round_cbrt_to_half(
       _mm512_mask_add_epi32(below, up, below, _mm512_set1_epi32(kHalfUlp)));
 }
 
+// magnitude (sign bit clear) with the sign of x.
+inline Vectorized<float> with_sign_of(
+    const Vectorized<float>& magnitude,
+    const Vectorized<float>& x) {
+  // magnitude | (x & 0x80000000)
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+      _mm512_castps_si512(magnitude),
+      _mm512_castps_si512(x),
+      _mm512_set1_epi32(0x80000000),
+      0xf8));
+}
+
 // The floats of the even and of the odd bfloat16 elements of a.
 inline std::pair<Vectorized<float>, Vectorized<float>> bfloat16_even_odd(
     const Vectorized<BFloat16>& a) {
@@ -247,6 +259,12 @@ inline Vectorized<float> round_cbrt_to_half(
   return _mm256_castsi256_ps(_mm256_add_epi32(
       below,
       _mm256_and_si256(_mm256_castps_si256(up), _mm256_set1_epi32(kHalfUlp))));
+}
+
+inline Vectorized<float> with_sign_of(
+    const Vectorized<float>& magnitude,
+    const Vectorized<float>& x) {
+  return magnitude | (x & Vectorized<float>(-0.0f));
 }
 
 inline std::pair<Vectorized<float>, Vectorized<float>> bfloat16_even_odd(
@@ -394,14 +412,12 @@ inline Vectorized<float> cbrt_for_bfloat16(const Vectorized<float>& x) {
 
 // The cube root of x (a half value) rounded to the nearest half, as a float.
 inline Vectorized<float> cbrt_for_half(const Vectorized<float>& x) {
-  using fVec = Vectorized<float>;
-  const fVec sign = x & fVec(-0.0f);
-  const fVec ax = x ^ sign;
+  const Vectorized<float> ax = x.abs();
   // Half values are normal floats. Infinities and NaNs need no test: y is
   // then inf or NaN, which round_cbrt_to_half() keeps (a NaN widened from
   // half has its payload above the bits it clears).
-  const fVec y = ax * rcbrt_squared(ax, kHalfStep);
-  return round_cbrt_to_half(ax, y) | sign;
+  const Vectorized<float> y = ax * rcbrt_squared(ax, kHalfStep);
+  return with_sign_of(round_cbrt_to_half(ax, y), x);
 }
 
 // Cube root of every double input with error <= 0.5 ulp + 2^-100.
