@@ -1,7 +1,8 @@
 """`make` / `make overlay`: patch the install, generate, compile and load the overlay, timing each step.
 
 A failed step stops with the tool's own message; the install keeps its previous
-working library, because new shared objects are copied in only after a full build.
+working library: new shared objects are copied in only after a full build, and put
+back to the previous ones if they then fail to load.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ OVERLAY_DIR = REPO_ROOT / "scripts" / "overlay"
 NATIVE_SOURCES = REPO_ROOT / "aten_native" / "aten" / "src" / "ATen" / "native"
 FUNCTORCH_FRAGMENTS = REPO_ROOT / "frontend/aten/src/ATen/functorch/BatchRulesUnaryOps.cpp.fragments.toml"
 PACKAGE = "_torch_cbrt_overlay"
+PREVIOUS_SUFFIX = ".previous"
 
 
 class StepError(RuntimeError):
@@ -67,13 +69,26 @@ def configure_command(python: str, build: Path) -> list[str]:
 
 
 def install_libraries(build: Path, site: Path) -> None:
-    """Copy the freshly linked libraries in, each by an atomic rename."""
+    """Copy the freshly linked libraries in, each by an atomic rename; the ones they replace wait as
+    *.previous until settle_libraries()."""
     target = site / PACKAGE
     target.mkdir(exist_ok=True)
     for library in sorted((build / "lib").glob("*.so")):
+        installed = target / library.name
+        if installed.exists():
+            shutil.copy2(installed, installed.with_name(installed.name + PREVIOUS_SUFFIX))
         temporary = target / (library.name + ".new")
         shutil.copy2(library, temporary)
-        os.replace(temporary, target / library.name)
+        os.replace(temporary, installed)
+
+
+def settle_libraries(site: Path, keep_new: bool) -> None:
+    """Drop the previous libraries once the new ones load, or put them back if they do not."""
+    for previous in (site / PACKAGE).glob("*.so" + PREVIOUS_SUFFIX):
+        if keep_new:
+            previous.unlink()
+        else:
+            os.replace(previous, previous.with_name(previous.name.removesuffix(PREVIOUS_SUFFIX)))
 
 
 def install(python: str, build: Path, site: Path) -> None:
@@ -111,13 +126,17 @@ def main() -> None:
     args = parser.parse_args()
     python = os.path.abspath(args.python) if os.sep in args.python else args.python
     started = time.monotonic()
+    site: Path | None = None
     try:
         site, version = probe(python)
         print(f"overlay: {python} has torch {version} in {site}")
         for name, action in steps(python, site, build_dir_for(version), args.jobs):
             with step(name):
                 action()
+        settle_libraries(site, keep_new=True)
     except StepError as error:
+        if site is not None and (site / PACKAGE).is_dir():
+            settle_libraries(site, keep_new=False)
         print(f"overlay: error: {error}", file=sys.stderr)
         sys.exit(1)
     print(f"overlay: ready in {time.monotonic() - started:.1f}s")
