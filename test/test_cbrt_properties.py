@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from scripts.accuracy import round_reference
+from scripts.accuracy import round_reference, ulp_error
 
 FINITE64 = st.floats(allow_nan=False, allow_infinity=False, width=64)
 FINITE32 = st.floats(allow_nan=False, allow_infinity=False, width=32)
@@ -48,6 +48,22 @@ def test_cube_of_float32_result_is_within_the_documented_bound(x: float) -> None
     # 0.84 ULP gives |d| <= 0.84 * 2^-23, so the exact cube is within 3 |d| (+ d^2 terms and cubing in double).
     y = torch.cbrt(torch.tensor(x, dtype=torch.float32)).double().item()
     assert abs(y**3 - x) <= (3 * 0.84 * 2.0**-23 + 2.0**-44) * abs(x)
+
+
+TINY32 = st.floats(min_value=2.0**-126, max_value=2.0**-96, width=32).flatmap(lambda v: st.sampled_from([v, -v]))
+
+
+@given(arrays(np.float32, st.integers(1, 100), elements=TINY32))
+def test_tiny_normal_floats_stay_within_the_bound_when_denormals_flush_to_zero(values: np.ndarray) -> None:
+    # y^3 - x would be subnormal for these inputs: flushed to zero it would leave y's 2^-16.8 error.
+    x = torch.from_numpy(values)
+    flushing = torch.set_flush_denormal(True)
+    try:
+        actual = torch.cbrt(x)
+    finally:
+        torch.set_flush_denormal(False)
+    assert flushing, "this CPU cannot flush denormals"
+    assert ulp_error(actual, x, round_reference(x, torch.float32)).max() <= 0.84
 
 
 @given(st.integers(-(2**17), 2**17))
