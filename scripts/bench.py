@@ -62,22 +62,40 @@ class Measurement:
         return self.size / self.seconds / 1e9
 
 
-def measure(name: str, kernel: Kernel, dtype: str, size: int, threads: int, min_run_time: float) -> Measurement | None:
-    if name == "numpy.cbrt" and (threads > 1 or dtype == "bfloat16"):
-        return None  # numpy's ufunc loop is single-threaded and has no bfloat16
-    x = torch.empty(size, dtype=DTYPES[dtype]).uniform_(-1000, 1000)
-    out = torch.empty_like(x)
-    timer = benchmark.Timer(
+def applies(name: str, dtype: str, threads: int) -> bool:
+    # numpy's ufunc loop is single-threaded and has no bfloat16
+    return name != "numpy.cbrt" or (threads == 1 and dtype != "bfloat16")
+
+
+def timer_for(name: str, kernel: Kernel, x: torch.Tensor, out: torch.Tensor, threads: int) -> benchmark.Timer:
+    dtype = str(x.dtype).removeprefix("torch.")
+    return benchmark.Timer(
         stmt="kernel(x, out)",
         globals={"kernel": kernel, "x": x, "out": out},
         num_threads=threads,
         label="cube root throughput",
-        sub_label=f"{dtype} 2^{size.bit_length() - 1}",
+        sub_label=f"{dtype} 2^{x.numel().bit_length() - 1}",
         description=f"{name} ({threads}t)",
     )
-    raw = timer.blocked_autorange(min_run_time=min_run_time)
-    RAW_MEASUREMENTS.append(raw)
-    return Measurement(name, dtype, size, threads, raw.median)
+
+
+def measure_side_by_side(table: dict[str, Kernel], dtype: str, size: int, threads: int, min_run_time: float,
+                         rounds: int) -> list[Measurement]:
+    """Every kernel on the same input, in `rounds` interleaved rounds merged per kernel, so that a
+    passing disturbance of the shared machine lands on all of them rather than on one."""
+    x = torch.empty(size, dtype=DTYPES[dtype]).uniform_(-1000, 1000)
+    out = torch.empty_like(x)
+    names = [n for n in table if applies(n, dtype, threads)]
+    raws: dict[str, list[benchmark.Measurement]] = {n: [] for n in names}
+    for _ in range(rounds):
+        for name in names:
+            raws[name].append(timer_for(name, table[name], x, out, threads).blocked_autorange(min_run_time=min_run_time))
+    found = []
+    for name in names:
+        merged = benchmark.Measurement.merge(raws[name])[0]
+        RAW_MEASUREMENTS.append(merged)
+        found.append(Measurement(name, dtype, size, threads, merged.median))
+    return found
 
 
 RAW_MEASUREMENTS: list[benchmark.Measurement] = []
@@ -85,17 +103,15 @@ OUTPUT_NOTE = ("torch.cbrt, numpy.cbrt, torch.neg and the copy write into a prea
                "the composites and the compiled composite allocate their temporaries and result")
 
 
-def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_time: float, with_compile: bool) -> list[Measurement]:
+def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_time: float, rounds: int,
+            with_compile: bool) -> list[Measurement]:
     results: list[Measurement] = []
     table = kernels(with_compile)
     started = time.monotonic()
     for dtype in dtypes:
         for size in sizes:
             for count in threads:
-                for name, kernel in table.items():
-                    found = measure(name, kernel, dtype, size, count, min_run_time)
-                    if found is not None:
-                        results.append(found)
+                results += measure_side_by_side(table, dtype, size, count, min_run_time, rounds)
                 print(f"bench: {dtype} 2^{size.bit_length() - 1} {count} thread(s) done, "
                       f"{time.monotonic() - started:.0f}s", file=sys.stderr)
     return results
@@ -170,7 +186,7 @@ def machine_lines() -> list[str]:
 def write_report(results: list[Measurement], sizes: list[int], command: str, plot: Path | None) -> str:
     lines = ["# Benchmarks", "", f"Made by `{command}`; every figure below comes from that one run.", ""]
     lines += machine_lines() + [f"- {OUTPUT_NOTE}", "", "## Targets (ratios measured side by side in the same run)", ""]
-    lines += target_rows(results, sizes) + ["", "## Throughput (Gelem/s, median of torch.utils.benchmark's blocked_autorange)", ""]
+    lines += target_rows(results, sizes) + ["", "## Throughput (Gelem/s, median over the merged rounds of torch.utils.benchmark's blocked_autorange)", ""]
     lines += throughput_rows(results)
     if plot is not None:
         lines += ["", f"![throughput against size]({plot.name})"]
@@ -207,12 +223,14 @@ def main() -> None:
     parser.add_argument("--max-exp", type=int, default=26)
     parser.add_argument("--step", type=int, default=2)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--min-run-time", type=float, default=0.2)
+    parser.add_argument("--min-run-time", type=float, default=0.1, help="seconds per kernel and round")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per size, merged per kernel")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile of the composite")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "docs" / "BENCHMARKS.md")
     args = parser.parse_args()
     sizes = [1 << e for e in range(args.min_exp, args.max_exp + 1, args.step)]
-    results = run_all(args.dtypes, sizes, args.threads, args.min_run_time, not args.no_compile)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    results = run_all(args.dtypes, sizes, args.threads, args.min_run_time, args.rounds, not args.no_compile)
     benchmark.Compare(RAW_MEASUREMENTS).print()
     plot = args.output.with_name("benchmarks.png")
     plot_throughput(results, plot)
