@@ -88,9 +88,10 @@ def wide_cbrt(x: torch.Tensor) -> torch.Tensor:
     return torch.from_numpy(np.cbrt(x.double().numpy()))
 
 
-def round_reference(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Correctly rounded cbrt of `x` (float32 or narrower, so exact in float64), in `dtype`."""
-    wide = wide_cbrt(x)
+def round_reference(x: torch.Tensor, dtype: torch.dtype, wide: torch.Tensor | None = None) -> torch.Tensor:
+    """Correctly rounded cbrt of `x` (float32 or narrower, so exact in float64), in `dtype`; `wide` is
+    wide_cbrt(x) where the caller has it already."""
+    wide = wide_cbrt(x) if wide is None else wide
     rounded = wide.to(dtype)
     # Half and bfloat16 convert through float32: rounding twice can land one value off.
     toward = torch.where(wide > rounded.double(), 1, -1)
@@ -108,13 +109,14 @@ def round_reference(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return rounded
 
 
-def ulp_error(actual: torch.Tensor, x: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
+def ulp_error(actual: torch.Tensor, x: torch.Tensor, expected: torch.Tensor,
+              wide: torch.Tensor | None = None) -> torch.Tensor:
     """|actual - cbrt(x)| in units of the last place of cbrt(x) in x's dtype, to about 2^-28 ULP.
 
     A correctly rounded result counts as 0.5 (its exact error is not needed); NaN where expected is
     NaN counts as 0, any other NaN or infinity mismatch as inf.
     """
-    wide = wide_cbrt(x)
+    wide = wide_cbrt(x) if wide is None else wide
     last_place = torch.pow(2.0, torch.floor(torch.log2(wide.abs())) - STORED_MANTISSA_BITS[x.dtype])
     error = (actual.double() - wide).abs() / last_place
     same = ulp_distance(actual, expected) == 0  # also zeros, infinities and NaNs that match
@@ -129,11 +131,12 @@ def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ..
     sign_bit = 1 << (torch.finfo(dtype).bits - 1)
     bits = torch.where(bits >= sign_bit, bits - 2 * sign_bit, bits)
     x = bits.to(INT_OF[dtype]).view(dtype)
-    expected = round_reference(x, dtype)
+    wide = wide_cbrt(x)
+    expected = round_reference(x, dtype, wide)
     results = []
     for name in names:
         actual = CANDIDATES[name](x)
-        error = ulp_error(actual, x, expected)
+        error = ulp_error(actual, x, expected, wide)
         results.append((float(error.max()), int((ulp_distance(actual, expected) > 0).sum()), int((error > 1).sum())))
     return results
 

@@ -316,6 +316,16 @@ inline Vectorized<double> rcbrt_estimate(const Vectorized<double>& ax) {
   return from_high_word(u);
 }
 
+// P(h) = c[0] + c[1] h + ... by Horner's rule.
+template <typename T, size_t N>
+inline Vectorized<T> polynomial(const Vectorized<T>& h, const T (&c)[N]) {
+  Vectorized<T> p(c[N - 1]);
+  for (size_t i = N - 1; i-- > 0;) {
+    p = fmadd(p, h, Vectorized<T>(c[i]));
+  }
+  return p;
+}
+
 // Step 2 (float): r^2 (1 + h P(h)) ~= ax^(-2/3) for normal ax, with
 // h = 1 - ax r^3 and the coefficients c of P.
 template <size_t N>
@@ -326,11 +336,7 @@ inline Vectorized<float> rcbrt_squared(
   const fVec r = rcbrt_estimate(ax);
   const fVec r2 = r * r;
   const fVec h = fnmadd(ax * r, r2, fVec(1.0f));
-  fVec p(c[N - 1]);
-  for (size_t i = N - 1; i-- > 0;) {
-    p = fmadd(p, h, fVec(c[i]));
-  }
-  return fmadd(r2 * h, p, r2);
+  return fmadd(r2 * h, polynomial(h, c), r2);
 }
 
 // Step 2 (double): r (1 + h P(h)) with h = 1 - ax r^3.
@@ -339,14 +345,7 @@ inline Vectorized<double> rcbrt_step(
     const Vectorized<double>& r) {
   using dVec = Vectorized<double>;
   const dVec h = fnmadd(ax * r, r * r, dVec(1.0));
-  const dVec p = fmadd(
-      fmadd(
-          fmadd(dVec(kDoubleStep[3]), h, dVec(kDoubleStep[2])),
-          h,
-          dVec(kDoubleStep[1])),
-      h,
-      dVec(kDoubleStep[0]));
-  return fmadd(r * h, p, r);
+  return fmadd(r * h, polynomial(h, kDoubleStep), r);
 }
 
 // y = x r^2 (1 - h)^(-2/3) with h = 1 - x r^3, for r ~= x^(-1/3).
@@ -394,13 +393,19 @@ inline Vectorized<float> cbrt_vec(const Vectorized<float>& x) {
   return result;
 }
 
+// For a normal bfloat16 value x, a float that rounds to the same bfloat16
+// as cbrt(x).
+inline Vectorized<float> bfloat16_estimate(const Vectorized<float>& x) {
+  return x * rcbrt_squared(x.abs(), kBFloat16Step);
+}
+
 // A float whose nearest bfloat16 is the cube root of x (a bfloat16 value).
 // Both paths round to the same bfloat16, so a whole vector may take either.
 inline Vectorized<float> cbrt_for_bfloat16(const Vectorized<float>& x) {
   if (C10_UNLIKELY(any_special(x))) {
     return cbrt_accurate(x);
   }
-  return x * rcbrt_squared(x.abs(), kBFloat16Step);
+  return bfloat16_estimate(x);
 }
 
 // magnitude (sign bit clear) with the sign of x.
@@ -496,8 +501,7 @@ void cbrt_kernel(TensorIteratorBase& iter) {
                 cbrt_accurate(lo), cbrt_accurate(hi));
           }
           return bfloat16_from_even_odd(
-              even * rcbrt_squared(even.abs(), kBFloat16Step),
-              odd * rcbrt_squared(odd.abs(), kBFloat16Step));
+              bfloat16_estimate(even), bfloat16_estimate(odd));
         });
   } else if (dtype == kHalf) {
     cpu_kernel_vec(
