@@ -148,7 +148,7 @@ def merge(totals: list[list[float]], chunk: list[tuple[float, int, int]]) -> Non
 
 
 def sweep_all(dtype: torch.dtype, names: tuple[str, ...], workers: int, limit: int | None) -> list[Report]:
-    total = limit or 1 << torch.finfo(dtype).bits
+    total = min(limit or 1 << torch.finfo(dtype).bits, 1 << torch.finfo(dtype).bits)
     chunk = min(total, 1 << 22)
     starts = range(0, total, chunk)
     started = time.monotonic()
