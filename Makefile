@@ -6,7 +6,7 @@ PYTORCH_SRC ?=
 BRANCH ?= cbrt
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test bench pytorch pr clean
+.PHONY: all venv overlay demo base patches check-patches apply lint format test bench cross-arch pytorch pr clean
 
 all: overlay demo
 
@@ -49,6 +49,11 @@ test: overlay lint
 
 bench: overlay
 	$(PYTHON) -m scripts.bench
+
+# Vectorized<T>::cbrt() built for aarch64 (NEON, SVE256), ppc64le, s390x and x86, run under qemu-user, same bits.
+cross-arch: venv
+	$(VENV)/bin/python -m scripts.venv_patch --part build
+	$(VENV)/bin/python -m scripts.cross_arch.check
 
 # make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
 # USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).
