@@ -6,7 +6,10 @@ Writes docs/BENCHMARKS.md (machine, versions, throughput, target ratios) and doc
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -18,6 +21,8 @@ import torch
 import torch.utils.benchmark as benchmark
 
 from scripts.alternatives import prims_composite, tutorial_composite
+from scripts.bench_baselines import SCALAR_LOOP, baseline_kernels
+from scripts.cross_arch.targets import host_cpu_flags
 from scripts.layout import REPO_ROOT
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], object]
@@ -25,8 +30,6 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.h
 
 
 def numpy_kernel(x: torch.Tensor, out: torch.Tensor) -> object:
-    if x.dtype == torch.bfloat16:
-        return None
     return np.cbrt(x.numpy(), out=out.numpy())
 
 
@@ -34,19 +37,43 @@ def compiled_composite() -> Callable[[torch.Tensor], torch.Tensor]:
     return torch.compile(tutorial_composite, dynamic=True)
 
 
-def kernels(with_compile: bool) -> dict[str, Kernel]:
-    table: dict[str, Kernel] = {
-        "torch.cbrt": lambda x, out: torch.cbrt(x, out=out),
-        "numpy.cbrt": numpy_kernel,
-        "tutorial composite": lambda x, out: tutorial_composite(x),
-        "copysign(pow(abs, 1/3))": lambda x, out: prims_composite(x),
-        "torch.neg (bandwidth)": lambda x, out: torch.neg(x, out=out),
-        "copy (bandwidth)": lambda x, out: out.copy_(x),
+@dataclass(frozen=True)
+class Candidate:
+    run: Kernel
+    dtypes: tuple[str, ...] = tuple(DTYPES)
+    single_thread: bool = False  # a loop that runs on one thread whatever torch's setting
+
+    def applies(self, dtype: str, threads: int) -> bool:
+        return dtype in self.dtypes and (threads == 1 or not self.single_thread)
+
+
+def per_dtype(loops: dict[str, Kernel]) -> Candidate:
+    return Candidate(lambda x, out: loops[str(x.dtype).removeprefix("torch.")](x, out), tuple(loops), True)
+
+
+def kernels(with_compile: bool, baselines: dict[str, dict[str, Kernel]]) -> dict[str, Candidate]:
+    table: dict[str, Candidate] = {
+        "torch.cbrt": Candidate(lambda x, out: torch.cbrt(x, out=out)),
+        # numpy's ufunc loop is single-threaded and has no bfloat16
+        "numpy.cbrt": Candidate(numpy_kernel, ("float32", "float64", "float16"), True),
+        "tutorial composite": Candidate(lambda x, out: tutorial_composite(x)),
+        "copysign(pow(abs, 1/3))": Candidate(lambda x, out: prims_composite(x)),
+        "torch.neg (bandwidth)": Candidate(lambda x, out: torch.neg(x, out=out)),
+        "copy (bandwidth)": Candidate(lambda x, out: out.copy_(x)),
     }
+    table |= {name: per_dtype(loops) for name, loops in baselines.items()}
     if with_compile:
         compiled = compiled_composite()
-        table["torch.compile(composite)"] = lambda x, out: compiled(x)
+        compiled_cbrt = torch.compile(torch.cbrt, dynamic=True)
+        table["torch.compile(composite)"] = Candidate(lambda x, out: compiled(x))
+        # torch.compile returns a new tensor: its eager counterpart allocates one too
+        table[EAGER_ALLOCATING] = Candidate(lambda x, out: torch.cbrt(x))
+        table[COMPILED_CBRT] = Candidate(lambda x, out: compiled_cbrt(x))
     return table
+
+
+EAGER_ALLOCATING = "torch.cbrt (new tensor)"
+COMPILED_CBRT = "torch.compile(torch.cbrt)"
 
 
 @dataclass(frozen=True)
@@ -62,11 +89,6 @@ class Measurement:
         return self.size / self.seconds / 1e9
 
 
-def applies(name: str, dtype: str, threads: int) -> bool:
-    # numpy's ufunc loop is single-threaded and has no bfloat16
-    return name != "numpy.cbrt" or (threads == 1 and dtype != "bfloat16")
-
-
 def timer_for(name: str, kernel: Kernel, x: torch.Tensor, out: torch.Tensor, threads: int) -> benchmark.Timer:
     dtype = str(x.dtype).removeprefix("torch.")
     return benchmark.Timer(
@@ -79,17 +101,17 @@ def timer_for(name: str, kernel: Kernel, x: torch.Tensor, out: torch.Tensor, thr
     )
 
 
-def measure_side_by_side(table: dict[str, Kernel], dtype: str, size: int, threads: int, min_run_time: float,
+def measure_side_by_side(table: dict[str, Candidate], dtype: str, size: int, threads: int, min_run_time: float,
                          rounds: int) -> list[Measurement]:
     """Every kernel on the same input, in `rounds` interleaved rounds merged per kernel, so that a
     passing disturbance of the shared machine lands on all of them rather than on one."""
     x = torch.empty(size, dtype=DTYPES[dtype]).uniform_(-1000, 1000)
     out = torch.empty_like(x)
-    names = [n for n in table if applies(n, dtype, threads)]
+    names = [n for n, c in table.items() if c.applies(dtype, threads)]
     raws: dict[str, list[benchmark.Measurement]] = {n: [] for n in names}
     for _ in range(rounds):
         for name in names:
-            raws[name].append(timer_for(name, table[name], x, out, threads).blocked_autorange(min_run_time=min_run_time))
+            raws[name].append(timer_for(name, table[name].run, x, out, threads).blocked_autorange(min_run_time=min_run_time))
     found = []
     for name in names:
         merged = benchmark.Measurement.merge(raws[name])[0]
@@ -99,14 +121,19 @@ def measure_side_by_side(table: dict[str, Kernel], dtype: str, size: int, thread
 
 
 RAW_MEASUREMENTS: list[benchmark.Measurement] = []
-OUTPUT_NOTE = ("torch.cbrt, numpy.cbrt, torch.neg and the copy write into a preallocated output (`out=`); "
-               "the composites and the compiled composite allocate their temporaries and result")
+OUTPUT_NOTE = ("torch.cbrt, numpy.cbrt, the Sleef loops, torch.neg and the copy write into a preallocated output "
+               "(`out=`); the composites, torch.compile and `torch.cbrt (new tensor)` allocate their result")
+# Other CPU capability builds of torch.cbrt, each measured in its own process (ATEN_CPU_CAPABILITY is read once).
+OTHER_BUILDS = {"AVX2": ("avx2", "fma"), "DEFAULT": ()}
 
 
-def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_time: float, rounds: int,
-            with_compile: bool) -> list[Measurement]:
+def build_name(capability: str) -> str:
+    return f"torch.cbrt ({capability} build)"
+
+
+def measure_all(table: dict[str, Candidate], dtypes: list[str], sizes: list[int], threads: list[int],
+                min_run_time: float, rounds: int) -> list[Measurement]:
     results: list[Measurement] = []
-    table = kernels(with_compile)
     started = time.monotonic()
     for dtype in dtypes:
         for size in sizes:
@@ -114,6 +141,39 @@ def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_tim
                 results += measure_side_by_side(table, dtype, size, count, min_run_time, rounds)
                 print(f"bench: {dtype} 2^{size.bit_length() - 1} {count} thread(s) done, "
                       f"{time.monotonic() - started:.0f}s", file=sys.stderr)
+    return results
+
+
+def capability_table(capability: str) -> dict[str, Candidate]:
+    """torch.cbrt of one capability build; the DEFAULT build beside the scalar loop it replaced."""
+    table = {build_name(capability): Candidate(lambda x, out: torch.cbrt(x, out=out))}
+    if capability == "DEFAULT":
+        table[SCALAR_LOOP] = per_dtype(baseline_kernels(set())[SCALAR_LOOP])
+    return table
+
+
+def measure_other_build(capability: str, dtypes: list[str], sizes: list[int], min_run_time: float,
+                        rounds: int) -> list[Measurement]:
+    exponents = [str(s.bit_length() - 1) for s in sizes]
+    command = [sys.executable, "-m", "scripts.bench", "--child-build", capability, "--dtypes", *dtypes,
+               "--exponents", *exponents, "--min-run-time", str(min_run_time), "--rounds", str(rounds)]
+    environment = {**os.environ, "ATEN_CPU_CAPABILITY": capability.lower()}
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=REPO_ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"error: measuring the {capability} build failed:\n{result.stderr[-3000:]}")
+    return [Measurement(**m) for m in json.loads(result.stdout.strip().splitlines()[-1])]
+
+
+def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_time: float, rounds: int,
+            with_compile: bool) -> list[Measurement]:
+    cpu_flags = host_cpu_flags()
+    baselines = {n: loops for n, loops in baseline_kernels(cpu_flags).items() if n != SCALAR_LOOP}
+    results = measure_all(kernels(with_compile, baselines), dtypes, sizes, threads, min_run_time, rounds)
+    picked = torch.backends.cpu.get_cpu_capability()
+    mid = [s for s in sizes if 1 << 16 <= s <= 1 << 24]
+    for capability, needs in OTHER_BUILDS.items():
+        if capability != picked and set(needs) <= cpu_flags and mid:
+            results += measure_other_build(capability, dtypes, mid, min_run_time, rounds)
     return results
 
 
@@ -130,17 +190,37 @@ class Target:
     minimum: float
 
 
+SLEEF_U10 = "Sleef u10 (AVX-512)"
+
+
 def targets(sizes: list[int]) -> list[Target]:
     mid = tuple(s for s in sizes if 1 << 16 <= s <= 1 << 24)
     large = tuple(s for s in sizes if s >= 1 << 24)
-    return [
-        Target("float32 vs numpy.cbrt, 1 thread, 2^16..2^24", ("torch.cbrt", "float32", 1), ("numpy.cbrt", "float32", 1), mid, 1.0),
-        Target("float32 vs torch.neg, 2 threads, >= 2^24", ("torch.cbrt", "float32", 2), ("torch.neg (bandwidth)", "float32", 2), large, 0.9),
-        Target("float32 vs tutorial composite, 1 thread", ("torch.cbrt", "float32", 1), ("tutorial composite", "float32", 1), tuple(sizes), 15.0),
-        Target("float64 vs numpy.cbrt, 1 thread", ("torch.cbrt", "float64", 1), ("numpy.cbrt", "float64", 1), tuple(sizes), 1.0),
-        Target("float16 vs float32 elements/s, 1 thread", ("torch.cbrt", "float16", 1), ("torch.cbrt", "float32", 1), mid, 0.8),
-        Target("bfloat16 vs float32 elements/s, 1 thread", ("torch.cbrt", "bfloat16", 1), ("torch.cbrt", "float32", 1), mid, 0.8),
+    rows = [
+        Target(f"{d} vs numpy.cbrt, 1 thread", ("torch.cbrt", d, 1), ("numpy.cbrt", d, 1), mid, 1.0)
+        for d in ("float32", "float64")
     ]
+    rows += [
+        Target(f"{d} vs {SLEEF_U10}, 1 thread", ("torch.cbrt", d, 1), (SLEEF_U10, d, 1), mid, 5.0)
+        for d in ("float32", "float64")
+    ]
+    rows += [
+        Target(f"{d} DEFAULT build vs the {SCALAR_LOOP}", (build_name("DEFAULT"), d, 1), (SCALAR_LOOP, d, 1), mid, 10.0)
+        for d in ("float32", "float64")
+    ]
+    rows.append(Target("float32 vs torch.neg, 2 threads", ("torch.cbrt", "float32", 2),
+                       ("torch.neg (bandwidth)", "float32", 2), large, 0.9))
+    rows += [
+        Target(f"{d} vs float32 elements/s, 1 thread", ("torch.cbrt", d, 1), ("torch.cbrt", "float32", 1), mid, 0.85)
+        for d in ("float16", "bfloat16")
+    ]
+    rows += [
+        Target(f"{COMPILED_CBRT} vs eager, {d}, 1 thread", (COMPILED_CBRT, d, 1), (EAGER_ALLOCATING, d, 1), mid, 0.9)
+        for d in DTYPES
+    ]
+    rows.append(Target("float32 vs tutorial composite, 1 thread", ("torch.cbrt", "float32", 1),
+                       ("tutorial composite", "float32", 1), tuple(sizes), 15.0))
+    return rows
 
 
 def ratio(results: list[Measurement], target: Target, size: int) -> float | None:
@@ -173,24 +253,76 @@ def throughput_rows(results: list[Measurement]) -> list[str]:
     return rows
 
 
+def compiler_version() -> str:
+    result = subprocess.run(["cc", "--version"], capture_output=True, text=True)
+    return result.stdout.splitlines()[0] if result.returncode == 0 and result.stdout else "unknown"
+
+
 def machine_lines() -> list[str]:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     return [
-        f"- machine: {cpu}, {torch.get_num_threads()} threads available, {platform.system()} {platform.release()}",
-        f"- torch {torch.__version__} (CPU capability {torch.backends.cpu.get_cpu_capability()}), numpy {np.__version__}",
+        f"- machine: {cpu}, {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads, "
+        f"{platform.system()} {platform.release()}",
+        f"- torch {torch.__version__} (CPU capability picked: {torch.backends.cpu.get_cpu_capability()}; the other "
+        f"builds run with ATEN_CPU_CAPABILITY), numpy {np.__version__}, Python {platform.python_version()}",
+        f"- Sleef: the entry points exported by that torch's libtorch_cpu, called from a shim built with {compiler_version()}",
         f"- date: {time.strftime('%Y-%m-%d')}",
     ]
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):.2f}x" if len(set(values)) == 1 else f"{min(values):.2f}-{max(values):.2f}x"
+
+
+def sleef_rows(results: list[Measurement], sizes: list[int]) -> list[str]:
+    """Why not Sleef: each of its cube roots against torch.cbrt and numpy.cbrt, 1 thread, 2^16..2^24."""
+    mid = [s for s in sizes if 1 << 16 <= s <= 1 << 24]
+    rows = ["| dtype | Sleef entry point | Gelem/s | torch.cbrt ÷ Sleef | numpy.cbrt ÷ Sleef |", "|---|---|---|---|---|"]
+    for name in dict.fromkeys(m.kernel for m in results if m.kernel.startswith("Sleef ")):
+        for dtype in ("float32", "float64"):
+            sleef = [m for s in mid if (m := lookup(results, name, dtype, s, 1))]
+            if not sleef:
+                continue
+            versus = {other: [o.gelem_per_s / m.gelem_per_s for m in sleef if (o := lookup(results, other, dtype, m.size, 1))]
+                      for other in ("torch.cbrt", "numpy.cbrt")}
+            shown = {other: spread(r) if r else "-" for other, r in versus.items()}
+            rows.append(f"| {dtype} | {name} | {spread([m.gelem_per_s for m in sleef]).removesuffix('x')} | "
+                        f"{shown['torch.cbrt']} | {shown['numpy.cbrt']} |")
+    return rows
+
+
+def build_rows(results: list[Measurement]) -> list[str]:
+    """torch.cbrt of each CPU capability build, and the scalar loop the DEFAULT build replaced, 1 thread."""
+    names = ["torch.cbrt", *dict.fromkeys(m.kernel for m in results if m.kernel.endswith(" build)")), SCALAR_LOOP]
+    headers = ["torch.cbrt (picked build)" if n == "torch.cbrt" else n for n in names]
+    rows = ["| dtype | size | " + " | ".join(headers) + " |", "|---|---|" + "---|" * len(names)]
+    keys = dict.fromkeys((m.dtype, m.size) for m in results if m.kernel in names[1:] and m.threads == 1)
+    for dtype, size in keys:
+        cells = [lookup(results, n, dtype, size, 1) for n in names]
+        shown = [f"{c.gelem_per_s:.3f}" if c else "-" for c in cells]
+        rows.append(f"| {dtype} | 2^{size.bit_length() - 1} | " + " | ".join(shown) + " |")
+    return rows
 
 
 def write_report(results: list[Measurement], sizes: list[int], command: str, plot: Path | None) -> str:
     lines = ["# Benchmarks", "", f"Made by `{command}`; every figure below comes from that one run.", ""]
     lines += machine_lines() + [f"- {OUTPUT_NOTE}", "", "## Targets (ratios measured side by side in the same run)", ""]
-    lines += target_rows(results, sizes) + ["", "## Throughput (Gelem/s, median over the merged rounds of torch.utils.benchmark's blocked_autorange)", ""]
+    lines += target_rows(results, sizes)
+    lines += ["", "## Why not Sleef", "", SLEEF_NOTE, ""] + sleef_rows(results, sizes)
+    lines += ["", "## CPU capability builds (Gelem/s, 1 thread)", "", BUILDS_NOTE, ""] + build_rows(results)
+    lines += ["", "## Throughput (Gelem/s, median over the merged rounds of torch.utils.benchmark's blocked_autorange)", ""]
     lines += throughput_rows(results)
     if plot is not None:
         lines += ["", f"![throughput against size]({plot.name})"]
     return "\n".join(lines) + "\n"
+
+
+SLEEF_NOTE = ("PyTorch's vectorized math mostly comes from Sleef, linked into libtorch_cpu, which exports vector cube "
+              "roots within 1.0 ULP (u10) and 3.5 ULP (u35). The table runs them on the same inputs as the other "
+              "kernels, 1 thread, 2^16 to 2^24 elements (ranges over those sizes).")
+BUILDS_NOTE = ("Each build runs the same `Vectorized<T>::cbrt()`; the scalar loop is the element-by-element path "
+               "(C's cbrt and a Newton step) that the DEFAULT build ran before it.")
 
 
 def plot_throughput(results: list[Measurement], path: Path) -> None:
@@ -227,7 +359,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per size, merged per kernel")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile of the composite")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "docs" / "BENCHMARKS.md")
+    parser.add_argument("--child-build", choices=list(OTHER_BUILDS), help=argparse.SUPPRESS)
+    parser.add_argument("--exponents", type=int, nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child_build:
+        if torch.backends.cpu.get_cpu_capability() != args.child_build:
+            raise SystemExit(f"error: ATEN_CPU_CAPABILITY did not select the {args.child_build} build")
+        table = capability_table(args.child_build)
+        measured = measure_all(table, args.dtypes, [1 << e for e in args.exponents], [1], args.min_run_time, args.rounds)
+        print(json.dumps([m.__dict__ for m in measured]))
+        return
     sizes = [1 << e for e in range(args.min_exp, args.max_exp + 1, args.step)]
     args.output.parent.mkdir(parents=True, exist_ok=True)
     results = run_all(args.dtypes, sizes, args.threads, args.min_run_time, args.rounds, not args.no_compile)

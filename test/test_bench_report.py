@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from scripts.bench import Measurement, target_rows, throughput_rows
+from scripts.bench import (
+    COMPILED_CBRT,
+    EAGER_ALLOCATING,
+    Candidate,
+    Measurement,
+    build_rows,
+    sleef_rows,
+    target_rows,
+    throughput_rows,
+)
+from scripts.bench_baselines import SCALAR_LOOP
 
 SIZES = [1 << 16, 1 << 24]
 
@@ -38,3 +48,44 @@ def test_a_target_without_measurements_says_so() -> None:
 def test_throughput_is_reported_in_gelem_per_second() -> None:
     rows = throughput_rows([Measurement("torch.cbrt", "float32", 1 << 20, 2, (1 << 20) / 4e9)])
     assert rows[-1] == "| float32 | 2^20 | 2 | 4.000 |"
+
+
+def measured(kernel: str, dtype: str, gelem_per_s: float, size: int = 1 << 16, threads: int = 1) -> Measurement:
+    return Measurement(kernel, dtype, size, threads, size / gelem_per_s / 1e9)
+
+
+def test_why_not_sleef_gives_each_entry_point_against_torch_and_numpy() -> None:
+    run = [measured("torch.cbrt", "float32", 3.0), measured("numpy.cbrt", "float32", 1.5),
+           measured("Sleef u10 (AVX-512)", "float32", 0.5), measured("Sleef u10 (AVX-512)", "float32", 0.25, 1 << 18),
+           measured("torch.cbrt", "float32", 2.0, 1 << 18)]
+    rows = sleef_rows(run, SIZES + [1 << 18])
+    assert rows[2:] == ["| float32 | Sleef u10 (AVX-512) | 0.25-0.50 | 6.00-8.00x | 3.00x |"], rows
+
+
+def test_sleef_and_the_other_builds_have_their_targets() -> None:
+    run = [measured("torch.cbrt", "float64", 2.0), measured("Sleef u10 (AVX-512)", "float64", 0.5),
+           measured("torch.cbrt (DEFAULT build)", "float64", 0.5), measured(SCALAR_LOOP, "float64", 0.1)]
+    rows = target_rows(run, SIZES)
+    sleef = next(r for r in rows if r.startswith("| float64 vs Sleef u10 (AVX-512)"))
+    default = next(r for r in rows if r.startswith("| float64 DEFAULT build"))
+    assert sleef.endswith("| 4.00x | 5.0x | NO |") and default.endswith("| 5.00x | 10.0x | NO |"), rows
+
+
+def test_the_compiled_kernel_is_compared_with_eager_allocating_its_result_too() -> None:
+    run = [measured(COMPILED_CBRT, "bfloat16", 1.9), measured(EAGER_ALLOCATING, "bfloat16", 2.0)]
+    row = next(r for r in target_rows(run, SIZES) if r.startswith(f"| {COMPILED_CBRT} vs eager, bfloat16"))
+    assert row.endswith("| 0.95x | 0.9x | yes |"), row
+
+
+def test_every_build_is_reported_beside_the_picked_one() -> None:
+    run = [measured("torch.cbrt", "float32", 3.0), measured("torch.cbrt (AVX2 build)", "float32", 2.0),
+           measured("torch.cbrt (DEFAULT build)", "float32", 1.0), measured(SCALAR_LOOP, "float32", 0.05)]
+    rows = build_rows(run)
+    assert rows[0] == ("| dtype | size | torch.cbrt (picked build) | torch.cbrt (AVX2 build) | torch.cbrt (DEFAULT build) "
+                       f"| {SCALAR_LOOP} |")
+    assert rows[2] == "| float32 | 2^16 | 3.000 | 2.000 | 1.000 | 0.050 |"
+
+
+def test_single_thread_loops_are_not_measured_on_two_threads() -> None:
+    sleef = Candidate(lambda x, out: None, ("float32",), single_thread=True)
+    assert [sleef.applies(d, t) for d, t in (("float32", 1), ("float32", 2), ("float64", 1))] == [True, False, False]
