@@ -1,0 +1,61 @@
+"""torch.compile on CPU gives eager's bits: Inductor's C++ calls Vectorized<T>::cbrt() and c10::cbrt_portable.
+
+Every half and bfloat16 input, and 2^20 random float32 and float64 bit patterns with the special classes, through
+a compiled kernel with vectorization on and off, contiguous with loop tails and transposed.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch._inductor import config
+from torch._inductor.utils import run_and_get_code
+
+BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32, torch.float64: torch.int64}
+SAMPLE = 1 << 20
+
+
+def every_input(dtype: torch.dtype) -> torch.Tensor:
+    """All bit patterns of a 16-bit dtype; for float and double, special values then random bit patterns."""
+    integer = BITS[dtype]
+    if integer == torch.int16:
+        return torch.arange(-(1 << 15), 1 << 15, dtype=torch.int32).to(integer).view(dtype)
+    info = torch.finfo(dtype)
+    special = torch.tensor([0.0, info.tiny, info.tiny * info.eps, info.max, float("inf"), float("nan"), 1.0, 8.0,
+                            -27.0, 1e-30], dtype=dtype)
+    special = torch.cat([special, -special, torch.nextafter(special, torch.zeros_like(special))])
+    low, high = torch.iinfo(integer).min, torch.iinfo(integer).max
+    random = torch.randint(low, high, (SAMPLE - special.numel(),), dtype=integer,
+                           generator=torch.Generator().manual_seed(0))
+    return torch.cat([special, random.view(dtype)])
+
+
+def bits(x: torch.Tensor) -> torch.Tensor:
+    """Bit patterns, with every NaN made one, since payloads are not portable."""
+    canonical = torch.where(x.isnan(), torch.full_like(x, float("nan")), x)
+    return canonical.contiguous().view(BITS[x.dtype])
+
+
+def assert_same_bits(actual: torch.Tensor, expected: torch.Tensor) -> None:
+    differ = (bits(actual) != bits(expected)).flatten().nonzero().flatten()
+    assert differ.numel() == 0, (f"{differ.numel()} of {actual.numel()} differ, first at {differ[:3].tolist()}: "
+                                 f"{actual.flatten()[differ[:3]].tolist()} != {expected.flatten()[differ[:3]].tolist()}")
+
+
+def both_cbrts(contiguous: torch.Tensor, transposed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.cbrt(contiguous), torch.cbrt(transposed)
+
+
+@pytest.mark.parametrize("vectorized", [True, False], ids=["vectorized", "scalar"])
+@pytest.mark.parametrize("dtype", list(BITS), ids=lambda d: str(d).removeprefix("torch."))
+def test_compiled_cbrt_gives_eager_bits(dtype: torch.dtype, vectorized: bool) -> None:
+    x = every_input(dtype)
+    contiguous = x[1:]  # odd length, so vectorized loops end in a tail
+    transposed = x.view(256, -1).t()
+    torch._dynamo.reset()
+    with config.patch({"cpp.simdlen": None if vectorized else 1}):
+        (first, second), (code, *_) = run_and_get_code(torch.compile(both_cbrts, fullgraph=True), contiguous, transposed)
+    assert (".cbrt()" if vectorized else "c10::cbrt_portable") in code, code
+    assert "std::cbrt" not in code and "aten.cbrt" not in code, code
+    assert_same_bits(first, torch.cbrt(contiguous))
+    assert_same_bits(second, torch.cbrt(transposed))
