@@ -49,6 +49,7 @@ WHEEL_PATH_RULES: tuple[PathRule, ...] = (
     PathRule("torchgen/packaged/ATen/native/", "aten/src/ATen/native/", (".yaml",)),
     PathRule("torchgen/packaged/autograd/", "tools/autograd/", (".yaml",)),
     PathRule("torch/include/ATen/", "aten/src/ATen/", (".h", ".cuh", ".hpp")),
+    PathRule("torch/include/c10/", "c10/", (".h", ".cuh", ".hpp")),
     PathRule("torch/", "torch/", (".py", ".pyi"), excluded_prefixes=("torch/include/",)),
 )
 
