@@ -94,6 +94,8 @@ class Outcome:
 def build_and_run(build: Build, include: Path, shim: Path, output: Path, sample: int, seed: int) -> Outcome:
     folder = output / build.name
     folder.mkdir(parents=True, exist_ok=True)
+    for stale in [*folder.glob("*.in"), *folder.glob("*.out")]:
+        stale.unlink()
     executable = folder / "vec_cbrt_identity"
     started = time.monotonic()
     compiled = subprocess.run(compile_command(build, include, shim, executable), capture_output=True, text=True)
@@ -162,16 +164,16 @@ def run_all(include: Path, output: Path, builds: list[Build], sample: int, seed:
 def report(outcomes: list[Outcome], with_torch: bool) -> list[str]:
     """One line per build, and every problem found; the first build that ran is the reference."""
     problems = [f"{o.build.name}: {o.error}" for o in outcomes if o.error]
-    ran = [o for o in outcomes if o.error is None]
+    # a run that found a differing tail still wrote its results: compare them too
+    ran = [o for o in outcomes if all((o.folder / f"{d}.out").is_file() for d in LAYOUTS)]
     if not ran:
         return problems or ["no build ran"]
     reference = ran[0]
     for outcome in ran:
         found = [] if outcome is reference else compare_folders(reference.folder, outcome.folder)
         problems += [f"{outcome.build.name} vs {reference.build.name}: {p}" for p in found]
-        state = "identical" if not found else "DIFFERENT"
-        if outcome is reference:
-            state = "reference"
+        state = "reference" if outcome is reference else "identical" if not found else "DIFFERENT"
+        state += "" if outcome.error is None else ", FAILED"
         runner = " ".join(outcome.build.runner) or "native"
         print(f"cross-arch: {outcome.build.name:15} {state:10} compile {outcome.compile_seconds:5.1f}s, "
               f"run {outcome.run_seconds:5.1f}s ({runner})")
