@@ -76,7 +76,8 @@ def test_nan_or_inf_for_a_finite_cube_root_is_an_error_of_infinite_size(planted:
 
 
 def test_a_bug_only_on_strided_inputs_is_counted(planted: Callable) -> None:
-    planted(lambda x: exact_cbrt(x) if x.is_contiguous() else -exact_cbrt(x))
+    # Wrong only on 1-d strided views: the loop-tail rows (2-d) stay right, so only the strided layout can see it.
+    planted(lambda x: -exact_cbrt(x) if x.dim() == 1 and not x.is_contiguous() else exact_cbrt(x))
     max_ulp, wrong, _ = half_sweep()
     assert max_ulp > 1 and wrong > 60_000
 

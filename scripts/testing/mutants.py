@@ -129,6 +129,13 @@ MUTANTS = (
         "| bfloat16 | numpy.cbrt | 65,536 | 0.5 | 1 | 0 |",
         ("test/test_readme.py", "-k", "half_and_bfloat16"),
     ),
+    Mutant(
+        "accuracy sweep never runs loop tails",
+        "scripts/accuracy.py",
+        "        results.append(torch.cat([candidate(rows).flatten() for rows in tail_rows(x)]) if len(x) else results[0])\n",
+        "        results.append(results[0])\n",
+        ("test/test_accuracy.py", "-k", "loop_tails"),
+    ),
 )
 
 
