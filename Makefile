@@ -6,7 +6,7 @@ PYTORCH_SRC ?=
 BRANCH ?= cbrt
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test bench cross-arch pytorch pr clean
+.PHONY: all venv overlay demo base patches check-patches apply lint format test bench cross-arch mutants pytorch pr clean
 
 all: overlay demo
 
@@ -46,6 +46,10 @@ format: venv
 
 test: overlay lint
 	$(VENV)/bin/python -m pytest test --junitxml=build/test-results/overlay.xml $(PYTEST_ARGS)
+
+# Replays the planted bugs of docs/TESTING.md in a scratch copy; minutes (kernel bugs rebuild the overlay there).
+mutants: overlay
+	$(VENV)/bin/python -m scripts.testing.mutants
 
 bench: overlay
 	$(PYTHON) -m scripts.bench

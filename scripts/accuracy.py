@@ -4,6 +4,12 @@ float32: every one of the 2^32 inputs. half, bfloat16: every one of the 2^16 inp
 float64: random bit patterns plus every special and boundary class, against an
 extended-precision (x87 long double) reference. Reports, per dtype and candidate,
 the max ULP error and how many results are not correctly rounded.
+
+torch.cbrt sees every input three times: contiguous (the vectorized loop), as a stride-2
+view (the per-element path TensorIterator takes for strided inputs) and in rows of every
+length from 1 to two vectors of the widest CPU vector (loop tails). An input counts as
+wrong when any of the three results is; NaN and infinity where the exact cube root is
+finite count as errors of infinite size.
 """
 
 from __future__ import annotations
@@ -38,8 +44,15 @@ CANDIDATES: dict[str, Candidate] = {
     "torch.cbrt (cuda)": lambda x: torch.cbrt(x.cuda()).cpu(),
     "numpy.cbrt": numpy_cbrt,
     "copysign(pow(abs(x), 1/3), x)": prims_composite,
-    "tutorial sign(x)*abs(x)**(1/3)": tutorial_composite,
+    "sign(x) * abs(x) ** (1/3)": tutorial_composite,  # the usual Python cube root (CubeRootFunction prototype)
 }
+
+# The kernel under test goes through every layout; the other candidates are reference points, as users call them.
+LAYOUT_CHECKED = ("torch.cbrt", "torch.cbrt (cuda)")
+LAYOUTS = ("contiguous", "strided", "tails")
+# AVX512's 64 bytes is the widest CPU vector; the vectorized loop takes two vectors per step, so row lengths
+# 1 .. 2 * 64 bytes give every tail length of AVX512 and of every narrower capability.
+WIDEST_VECTOR_BYTES = 64
 
 INT_OF = {torch.float32: torch.int32, torch.float64: torch.int64, torch.half: torch.int16, torch.bfloat16: torch.int16}
 STORED_MANTISSA_BITS = {torch.float32: 23, torch.float64: 52, torch.half: 10, torch.bfloat16: 7}
@@ -124,6 +137,57 @@ def ulp_error(actual: torch.Tensor, x: torch.Tensor, expected: torch.Tensor,
     return torch.where(error.isnan(), float("inf"), error)
 
 
+def strided_view(x: torch.Tensor) -> torch.Tensor:
+    """`x` as a stride-2 view: TensorIterator gives its elements one by one to the scalar path."""
+    padded = torch.zeros(2 * len(x), dtype=x.dtype)
+    padded[::2] = x
+    return padded[::2]
+
+
+def tail_rows(x: torch.Tensor) -> list[torch.Tensor]:
+    """`x` cut into runs of rows of every length L in 1..2 vectors, each a view with a gap after every row,
+    so that each row is one call of the vectorized loop ending in a tail of L modulo 2 vectors."""
+    longest = 2 * WIDEST_VECTOR_BYTES // x.element_size()
+    bounds = torch.linspace(0, len(x), longest + 1).long().tolist()
+    views = []
+    for length, (start, stop) in enumerate(zip(bounds, bounds[1:], strict=False), 1):
+        segment = x[start:stop]
+        rows, rest = divmod(len(segment), length)
+        for part, width in ((segment[: rows * length].view(rows, length), length), (segment[rows * length :].view(1, rest), rest)):
+            if part.numel():
+                padded = torch.zeros(len(part), width + 1, dtype=x.dtype)
+                padded[:, :width] = part
+                views.append(padded[:, :width])
+    return views
+
+
+def results_by_layout(candidate: Candidate, x: torch.Tensor, name: str) -> list[torch.Tensor]:
+    """The candidate's results for `x` in element order, once per layout it is checked in."""
+    results = [candidate(x)]
+    if name in LAYOUT_CHECKED:
+        results.append(candidate(strided_view(x)))
+        results.append(torch.cat([candidate(rows).flatten() for rows in tail_rows(x)]) if len(x) else results[0])
+    return results
+
+
+def differing_bits(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return a.view(INT_OF[a.dtype]) != b.view(INT_OF[b.dtype])
+
+
+Where = slice | np.ndarray
+Score = Callable[[torch.Tensor, Where], torch.Tensor]
+
+
+def worst_over_layouts(results: list[torch.Tensor], score: Score) -> torch.Tensor:
+    """score(result, where) per input, the worst over the layouts; scored again only where a layout's bits differ."""
+    worst = score(results[0], slice(None))
+    for other in results[1:]:
+        where = differing_bits(other, results[0]).nonzero().flatten().numpy()
+        if len(where):
+            worst[where] = torch.maximum(worst[where], score(other[where], where))
+    return worst
+
+
 def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ...]) -> list[tuple[float, int, int]]:
     """(max ULP error, not correctly rounded, over 1 ULP) per candidate for bit patterns start..start+count."""
     torch.set_num_threads(1)
@@ -135,9 +199,10 @@ def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ..
     expected = round_reference(x, dtype, wide)
     results = []
     for name in names:
-        actual = CANDIDATES[name](x)
-        error = ulp_error(actual, x, expected, wide)
-        results.append((float(error.max()), int((ulp_distance(actual, expected) > 0).sum()), int((error > 1).sum())))
+        by_layout = results_by_layout(CANDIDATES[name], x, name)
+        error = worst_over_layouts(by_layout, lambda a, i: ulp_error(a, x[i], expected[i], wide[i]))
+        wrong = worst_over_layouts(by_layout, lambda a, i: (ulp_distance(a, expected[i]) > 0).double())
+        results.append((float(error.max()), int(wrong.sum()), int((error > 1).sum())))
     return results
 
 
@@ -187,20 +252,46 @@ def longdouble_cbrt(x: np.ndarray) -> np.ndarray:
     return np.where(keep, y, corrected)
 
 
+def float64_ulp_error(actual: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """|actual - cbrt(x)| in float64 ULPs, from reference = longdouble_cbrt(x); at most 0.5 where correctly rounded,
+    inf for NaN or infinity where the cube root is not."""
+    expected = reference.astype(np.float64)
+    with np.errstate(all="ignore"):
+        error = np.abs(actual.astype(np.longdouble) - reference) / np.spacing(np.abs(expected)).astype(np.longdouble)
+    same = (actual == expected) | (np.isnan(actual) & np.isnan(expected))
+    error = np.where(np.isnan(error), np.inf, error)
+    return np.where(same, np.minimum(error, 0.5), error).astype(np.float64)
+
+
+def error_against_exact_reference(actual: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ULP error, not correctly rounded) of actual = cbrt(x) per element, any floating dtype, shape and layout."""
+    flat_x, flat = x.detach().cpu().flatten(), actual.detach().cpu().flatten()
+    if x.dtype == torch.float64:
+        reference = longdouble_cbrt(flat_x.numpy())
+        wrong = ~((flat.numpy() == reference.astype(np.float64)) | (flat.isnan().numpy() & np.isnan(flat_x.numpy())))
+        return torch.from_numpy(float64_ulp_error(flat.numpy(), reference)), torch.from_numpy(wrong)
+    expected = round_reference(flat_x, x.dtype)
+    return ulp_error(flat, flat_x, expected), ulp_distance(flat, expected) > 0
+
+
 def float64_chunk(x: np.ndarray, names: tuple[str, ...]) -> list[tuple[float, int, int]]:
     torch.set_num_threads(1)
     reference = longdouble_cbrt(x)
     expected = reference.astype(np.float64)
-    spacing = np.spacing(np.abs(expected)).astype(np.longdouble)
+
+    def float64_error(actual: torch.Tensor, i: Where) -> torch.Tensor:
+        return torch.from_numpy(float64_ulp_error(actual.numpy(), reference[i]))
+
+    def float64_wrong(actual: torch.Tensor, i: Where) -> torch.Tensor:
+        found = actual.numpy()
+        return torch.from_numpy(~((found == expected[i]) | (np.isnan(found) & np.isnan(expected[i])))).double()
+
     results = []
     for name in names:
-        actual = CANDIDATES[name](torch.from_numpy(x)).numpy()
-        with np.errstate(all="ignore"):
-            error = np.abs(actual.astype(np.longdouble) - reference) / spacing
-        same = (actual == expected) | (np.isnan(actual) & np.isnan(expected))
-        error = np.where(np.isnan(error), np.inf, error)
-        error = np.where(same, np.minimum(error, 0.5), error).astype(np.float64)
-        results.append((float(error.max()), int((~same).sum()), int((error > 1).sum())))
+        by_layout = results_by_layout(CANDIDATES[name], torch.from_numpy(x), name)
+        error = worst_over_layouts(by_layout, float64_error)
+        wrong = worst_over_layouts(by_layout, float64_wrong)
+        results.append((float(error.max()), int(wrong.sum()), int((error > 1).sum())))
     return results
 
 

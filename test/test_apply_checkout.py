@@ -78,24 +78,99 @@ def test_missing_anchor_in_a_later_topic_stops_before_any_change(sources_root: P
     assert not (checkout / "aten/src/ATen/native/New.cpp").exists()
 
 
-def test_interrupt_midway_restores_branch_head_index_and_files(
+def exact_state(repo: Path) -> dict[str, object]:
+    """HEAD, every branch, the index and every file on disk (untracked and ignored ones too), byte for byte."""
+    files = {
+        str(path.relative_to(repo)): path.read_bytes()
+        for path in sorted(repo.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(repo).parts
+    }
+    return {
+        "HEAD": git(repo, "symbolic-ref", "-q", "HEAD", check=False) + git(repo, "rev-parse", "HEAD"),
+        "branches": git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"),
+        "index": git(repo, "ls-files", "--stage"),
+        "files": files,
+    }
+
+
+def with_ignored_build_output(checkout: Path) -> Path:
+    """A checkout as a developer has it: clean, with ignored build output that must survive any rollback."""
+    write(checkout / ".gitignore", "build/\n")
+    git(checkout, "add", ".gitignore")
+    git(checkout, "commit", "-q", "-m", "ignore build output", env=FIXED_IDENTITY)
+    write(checkout / "build/libtorch.so", "binary\n")
+    return checkout
+
+
+TOPIC_COUNT = 2  # conftest's sources_root
+MOMENTS = ("before writing", "after writing", "after staging", "after committing")
+
+
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, topic: int, moment: str) -> None:
+    """Raise KeyboardInterrupt at `moment` of the `topic`-th topic (0-based) of commit_topics."""
+    real_write_plan, real_commit_all = apply_checkout.write_plan, apply_checkout.commit_all
+    reached = {"write": -1, "commit": -1}
+
+    def write_plan(repo: Path, plan: object) -> None:
+        reached["write"] += 1
+        if reached["write"] == topic and moment == "before writing":
+            raise KeyboardInterrupt(f"interrupted {moment} topic {topic}")
+        real_write_plan(repo, plan)
+        if reached["write"] == topic and moment == "after writing":
+            raise KeyboardInterrupt(f"interrupted {moment} topic {topic}")
+
+    def commit_all(repo: Path, paths: list[str], message: str, env: dict[str, str]) -> None:
+        reached["commit"] += 1
+        if reached["commit"] == topic and moment == "after staging":
+            git(repo, "add", "--", *paths)  # the commit's first half: the index holds the topic, HEAD does not
+            raise KeyboardInterrupt(f"interrupted {moment} topic {topic}")
+        real_commit_all(repo, paths, message, env)
+        if reached["commit"] == topic and moment == "after committing":
+            raise KeyboardInterrupt(f"interrupted {moment} topic {topic}")
+
+    monkeypatch.setattr(apply_checkout, "write_plan", write_plan)
+    monkeypatch.setattr(apply_checkout, "commit_all", commit_all)
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+@pytest.mark.parametrize("topic", range(TOPIC_COUNT))
+def test_interrupt_at_any_point_restores_head_branches_index_and_every_file(
+    sources_root: Path, checkout: Path, monkeypatch: pytest.MonkeyPatch, topic: int, moment: str
+) -> None:
+    with_ignored_build_output(checkout)
+    before = exact_state(checkout)
+    interrupt_at(monkeypatch, topic, moment)
+    with pytest.raises(ApplyError, match=f"interrupted {moment} topic {topic}"):
+        apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert exact_state(checkout) == before
+
+
+def test_interrupt_on_a_detached_head_restores_it_detached(
     sources_root: Path, checkout: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_commit_all = apply_checkout.commit_all
-    calls = []
-
-    def interrupted_on_second_topic(repo: Path, paths: list[str], message: str, env: dict[str, str]) -> None:
-        calls.append(paths)
-        if len(calls) == 2:
-            raise KeyboardInterrupt("simulated Ctrl-C")
-        real_commit_all(repo, paths, message, env)
-
-    monkeypatch.setattr(apply_checkout, "commit_all", interrupted_on_second_topic)
-    before = snapshot(checkout)
-    with pytest.raises(ApplyError, match="simulated Ctrl-C"):
+    git(checkout, "checkout", "-q", "--detach")
+    before = exact_state(checkout)
+    interrupt_at(monkeypatch, 1, "after writing")
+    with pytest.raises(ApplyError, match="interrupted"):
         apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
-    assert snapshot(checkout) == before
-    assert (checkout / "docs/source/torch.md").read_text().count("cbrt") == 0
+    assert exact_state(checkout) == before
+
+
+def test_commits_that_landed_on_the_original_branch_are_reset_away(
+    sources_root: Path, checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the new branch was never checked out, topics commit onto the original branch: restore() resets it."""
+    real_git = apply_checkout.git
+
+    def git_without_branch_switch(repo: Path, *args: str, **kwargs: object) -> str:
+        return "" if args[:3] == ("checkout", "-q", "-b") else real_git(repo, *args, **kwargs)
+
+    monkeypatch.setattr(apply_checkout, "git", git_without_branch_switch)
+    interrupt_at(monkeypatch, 1, "after committing")
+    before = exact_state(checkout)
+    with pytest.raises(ApplyError, match="interrupted"):
+        apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
+    assert exact_state(checkout) == before
 
 
 def test_existing_branch_is_refused(sources_root: Path, checkout: Path) -> None:

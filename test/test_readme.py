@@ -1,14 +1,58 @@
-"""The README's generated tables match the commands that make them."""
+"""The README's generated tables match the commands that make them: every cheap figure is computed again here,
+the float32 and float64 rows of torch.cbrt from the sweeps `make test` runs anyway."""
 
 from __future__ import annotations
 
-from scripts.bad_inputs import markdown_table
+import math
+
+import pytest
+from accuracy_runs import swept
+
+from scripts.accuracy import Report, markdown_table, run
+from scripts.bad_inputs import markdown_table as bad_input_table
 from scripts.readme_tables import README, read_section
+
+README_CANDIDATES = ("torch.cbrt", "numpy.cbrt", "copysign(pow(abs(x), 1/3), x)", "sign(x) * abs(x) ** (1/3)")
+
+
+def accuracy_rows() -> dict[tuple[str, str], str]:
+    """The README accuracy table's rows by (dtype, implementation)."""
+    rows = read_section(README.read_text(), "accuracy").splitlines()[2:]
+    return {tuple(cell.strip() for cell in row.split("|")[1:3]): row for row in rows}
+
+
+def row_of(report: Report) -> str:
+    return markdown_table([report]).splitlines()[2]
 
 
 def test_bad_input_table_matches_what_the_operator_raises_today() -> None:
-    assert read_section(README.read_text(), "bad-inputs") == markdown_table(), "run `python -m scripts.readme_tables`"
+    assert read_section(README.read_text(), "bad-inputs") == bad_input_table(), "run `python -m scripts.readme_tables`"
 
 
-def test_accuracy_table_is_filled_in() -> None:
-    assert "| float32 | torch.cbrt | 4,294,967,296 |" in read_section(README.read_text(), "accuracy")
+def test_accuracy_table_has_a_row_per_dtype_and_implementation_of_its_command() -> None:
+    command = next(line for line in README.read_text().splitlines() if line.startswith("`python -m scripts.accuracy"))
+    assert all(f'"{c}"' in command or f" {c} " in command for c in README_CANDIDATES), command
+    dtypes = ("float16", "bfloat16", "float32", "float64")
+    assert list(accuracy_rows()) == [(d, c) for d in dtypes for c in README_CANDIDATES]
+
+
+def test_every_half_and_bfloat16_row_is_what_the_sweep_gives_today() -> None:
+    rows = accuracy_rows()
+    for report in run(["float16", "bfloat16"], README_CANDIDATES, workers=2, float64_count=0, limit=None):
+        assert rows[(report.dtype.removeprefix("torch."), report.candidate)] == row_of(report)
+
+
+def test_float32_torch_cbrt_row_is_what_make_tests_exhaustive_sweep_gives(pytestconfig: pytest.Config) -> None:
+    assert accuracy_rows()[("float32", "torch.cbrt")] == row_of(swept("float32", pytestconfig))
+
+
+def test_float64_torch_cbrt_row_agrees_with_make_tests_sample_of_the_same_inputs(pytestconfig: pytest.Config) -> None:
+    """make test sweeps the first 2 * 10^6 of the table's 10^8 random bit patterns, and the same special inputs:
+    its worst error cannot exceed the table's, and its share of results not correctly rounded must be the table's
+    within 5 standard errors."""
+    cells = [c.strip().replace(",", "") for c in accuracy_rows()[("float64", "torch.cbrt")].split("|")[3:7]]
+    inputs, max_ulp, wrong, over = int(cells[0]), float(cells[1]), int(cells[2]), int(cells[3])
+    sample = swept("float64", pytestconfig)
+    assert float(f"{sample.max_ulp:.3g}") <= max_ulp and (sample.over_one_ulp == 0) == (over == 0), sample
+    share, sample_share = wrong / inputs, sample.not_correctly_rounded / sample.inputs
+    assert abs(sample_share - share) <= 5 * math.sqrt(share * (1 - share) / sample.inputs), (sample, share)

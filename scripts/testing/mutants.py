@@ -1,0 +1,217 @@
+"""`make mutants`: replay the planted bugs of docs/TESTING.md, each in a scratch copy, and say which tests catch them.
+
+The scratch copy holds the repository's tracked and untracked (not ignored) files, and the venv as hard links:
+every tool here replaces a venv file by an atomic rename, never in place, so the original venv is never written.
+Kernel mutants rebuild the overlay in the scratch copy (the first build there is a full one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from scripts.gitutil import git
+from scripts.layout import REPO_ROOT
+
+KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str
+    find: str  # must occur exactly once in path
+    replace: str
+    tests: tuple[str, ...]  # pytest arguments that must fail
+    rebuild: bool = False  # a kernel change: rebuild the overlay first
+
+
+MUTANTS = (
+    Mutant(
+        "DEFAULT build returns NaN for float64 inputs above 2^1000",
+        KERNEL,
+        "double cbrt_refined(double x) {\n",
+        "double cbrt_refined(double x) {\n  if (std::fabs(x) > 0x1p1000 && std::isfinite(x)) return NAN;\n",
+        ("test/test_cpu_capabilities.py",),
+        rebuild=True,
+    ),
+    Mutant(
+        "bfloat16 scalar path (strided inputs, loop tails) misrounds 1 input in 32",
+        KERNEL,
+        "        [](BFloat16 a) -> BFloat16 {\n",
+        "        [](BFloat16 a) -> BFloat16 {\n"
+        "          if ((a.x & 31) == 7) {\n"
+        "            BFloat16 wrong = static_cast<float>(std::cbrt(static_cast<double>(a)));\n"
+        "            wrong.x ^= 1;\n"
+        "            return wrong;\n"
+        "          }\n",
+        ("test/test_accuracy.py", "-k", "bfloat16"),
+        rebuild=True,
+    ),
+    Mutant(
+        "float32 result 1 ULP off on 1 input in 64 (vectorized and scalar paths)",
+        KERNEL,
+        "          [](scalar_t a) -> scalar_t { return cbrt_scalar(a); },\n"
+        "          [](Vectorized<scalar_t> a) { return cbrt_vec(a); });\n",
+        "          [](scalar_t a) -> scalar_t { return cbrt_scalar(a); },\n"
+        "          [](Vectorized<scalar_t> a) {\n"
+        "            auto y = cbrt_vec(a);\n"
+        "            if constexpr (std::is_same_v<scalar_t, float>) {\n"
+        "              __at_align__ float xs[Vectorized<float>::size()];\n"
+        "              __at_align__ float ys[Vectorized<float>::size()];\n"
+        "              a.store(xs);\n"
+        "              y.store(ys);\n"
+        "              for (int64_t i = 0; i < Vectorized<float>::size(); i++) {\n"
+        "                if ((c10::bit_cast<uint32_t>(xs[i]) & 63) == 0 && std::isfinite(ys[i]) && ys[i] != 0) {\n"
+        "                  ys[i] = std::nextafter(ys[i], INFINITY);\n"
+        "                }\n"
+        "              }\n"
+        "              return Vectorized<float>::loadu(ys);\n"
+        "            }\n"
+        "            return y;\n"
+        "          });\n",
+        ("test/test_cbrt_op.py", "-k", "documented_ulp_bound"),
+        rebuild=True,
+    ),
+    Mutant(
+        "bfloat16 polynomial step misrounds (a coefficient 2^-12 off)",
+        KERNEL,
+        "    0.6666524f,\n",
+        "    0.6668152f,\n",
+        ("test/test_cbrt_op.py", "-k", "documented_ulp_bound"),
+        rebuild=True,
+    ),
+    Mutant(
+        "make apply rollback keeps the untracked files a topic wrote",
+        "scripts/apply_checkout.py",
+        "        (checkout / path).unlink(missing_ok=True)\n",
+        "        pass\n",
+        ("test/test_apply_checkout.py", "-k", "interrupt"),
+    ),
+    Mutant(
+        "make apply rollback does not reset a moved original branch",
+        "scripts/apply_checkout.py",
+        '        git(checkout, "reset", "-q", "--hard", state.head)\n',
+        "        pass\n",
+        ("test/test_apply_checkout.py", "-k", "reset_away"),
+    ),
+    Mutant(
+        "overlay build keeps the new library when a step fails",
+        "scripts/overlay_build.py",
+        "settle_libraries(site, keep_new=False)",
+        "settle_libraries(site, keep_new=True)",
+        ("test/test_overlay_build.py",),
+    ),
+    Mutant(
+        "accuracy sweep skips NaN: a NaN error counts as 0",
+        "scripts/accuracy.py",
+        '    return torch.where(error.isnan(), float("inf"), error)\n',
+        "    return error.nan_to_num(0.0)\n",
+        ("test/test_accuracy.py", "-k", "nan_or_inf"),
+    ),
+    Mutant(
+        "accuracy sweep never runs strided inputs",
+        "scripts/accuracy.py",
+        "        results.append(candidate(strided_view(x)))\n",
+        "        results.append(candidate(x))\n",
+        ("test/test_accuracy.py", "-k", "strided"),
+    ),
+    Mutant(
+        "README accuracy table off by one figure",
+        "README.md",
+        "| bfloat16 | numpy.cbrt | 65,536 | 0.5 | 0 | 0 |",
+        "| bfloat16 | numpy.cbrt | 65,536 | 0.5 | 1 | 0 |",
+        ("test/test_readme.py", "-k", "half_and_bfloat16"),
+    ),
+    Mutant(
+        "accuracy sweep never runs loop tails",
+        "scripts/accuracy.py",
+        "        results.append(torch.cat([candidate(rows).flatten() for rows in tail_rows(x)]) if len(x) else results[0])\n",
+        "        results.append(results[0])\n",
+        ("test/test_accuracy.py", "-k", "loop_tails"),
+    ),
+)
+
+
+class StaleMutant(RuntimeError):
+    pass
+
+
+def mutated(text: str, mutant: Mutant) -> str:
+    if text.count(mutant.find) != 1:
+        raise StaleMutant(f"{mutant.path}: the text to mutate for {mutant.name!r} is gone; update {__name__}")
+    return text.replace(mutant.find, mutant.replace)
+
+
+def scratch_copy(scratch: Path, with_venv: bool) -> Path:
+    """The working tree's tracked and untracked (not ignored) files, and (hard-linked) its venv, under scratch."""
+    listed = git(REPO_ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    for name in filter(None, listed):
+        source = REPO_ROOT / name
+        if source.is_file():
+            (scratch / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, scratch / name)
+    if with_venv and (REPO_ROOT / ".venv").is_dir():
+        subprocess.run(["cp", "-al", str(REPO_ROOT / ".venv"), str(scratch / ".venv")], check=True)
+    return scratch
+
+
+def build_overlay(scratch: Path, python: str) -> bool:
+    result = subprocess.run([python, "-m", "scripts.overlay_build", "--python", python], cwd=scratch)
+    return result.returncode == 0
+
+
+def outcome(scratch: Path, mutant: Mutant, python: str) -> str:
+    """'caught' when the named tests fail on the mutant, 'missed' when they pass, else what went wrong."""
+    target = scratch / mutant.path
+    original = target.read_text()
+    try:
+        target.write_text(mutated(original, mutant))
+        if mutant.rebuild and not build_overlay(scratch, python):
+            return "build failed (the mutant does not compile)"
+        command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *mutant.tests]
+        code = subprocess.run(command, cwd=scratch, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}).returncode
+    except StaleMutant as error:
+        return f"stale: {error}"
+    finally:
+        target.write_text(original)
+    return {0: "MISSED", 1: "caught"}.get(code, f"pytest exited {code}")
+
+
+def replay(mutants: tuple[Mutant, ...], scratch: Path, python: str) -> list[tuple[Mutant, str]]:
+    results = []
+    for mutant in mutants:
+        results.append((mutant, outcome(scratch, mutant, python)))
+        print(f"mutants: {results[-1][1]}: {mutant.name}", flush=True)
+    if any(m.rebuild for m in mutants):
+        build_overlay(scratch, python)  # leave the scratch venv with the unmutated kernel
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", nargs="+", type=int, help="indices into the list (0-based) to replay")
+    parser.add_argument("--scratch", type=Path, help="scratch folder (default: a new temporary one, removed after)")
+    args = parser.parse_args()
+    chosen = tuple(m for i, m in enumerate(MUTANTS) if args.only is None or i in args.only)
+    needs_venv = any(m.rebuild for m in chosen)
+    with tempfile.TemporaryDirectory(prefix="cbrt-mutants-") as temporary:
+        scratch = scratch_copy(args.scratch or Path(temporary), with_venv=needs_venv)
+        python = str(scratch / ".venv/bin/python") if needs_venv else sys.executable
+        if needs_venv and not build_overlay(scratch, python):
+            sys.exit("mutants: the unmutated overlay does not build in the scratch copy")
+        results = replay(chosen, scratch, python)
+    print("\n| planted bug | tests | result |\n|---|---|---|")
+    for mutant, result in results:
+        print(f"| {mutant.name} | `{' '.join(mutant.tests)}` | {result} |")
+    sys.exit(0 if all(r.startswith("caught") for _, r in results) else 1)
+
+
+if __name__ == "__main__":
+    main()

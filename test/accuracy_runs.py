@@ -1,0 +1,26 @@
+"""The accuracy sweeps `make test` runs, once per session and dtype, shared by test_accuracy.py and test_readme.py."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from scripts.accuracy import Report, run
+
+# What `make test` sweeps for torch.cbrt, each input contiguous, strided and in every loop tail (README "Accuracy").
+SWEPT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+FLOAT64_COUNT = 2_000_000  # the first 2 * 10^6 of the README table's 10^8 random bit patterns
+
+
+@functools.cache
+def make_test_report(dtype: str) -> Report:
+    (report,) = run([dtype], ("torch.cbrt",), workers=2, float64_count=FLOAT64_COUNT, limit=None)
+    return report
+
+
+def swept(dtype: str, pytestconfig: pytest.Config) -> Report:
+    """make_test_report(dtype), with the sweep's progress shown (the float32 sweep takes minutes)."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        return make_test_report(dtype)
