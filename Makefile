@@ -19,11 +19,15 @@ $(VENV)/.requirements-stamp: requirements.txt
 venv: $(VENV)/.requirements-stamp
 
 # With PYTHON=/some/python the overlay goes into that interpreter's torch and no venv is made.
+# CUDA=ON refuses a CPU-only torch; MAX_JOBS= caps the compile jobs.
 overlay: $(if $(filter $(VENV)/bin/python,$(PYTHON)),venv)
-	$(PYTHON) -m scripts.overlay_build --python $(PYTHON)
+	$(PYTHON) -m scripts.overlay_build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
 
+# Reruns only when the installed overlay changed (build/overlay/ready.stamp); else shows the last output.
 demo: overlay
-	$(PYTHON) -m scripts.demo
+	@if [ build/demo.txt -nt build/overlay/ready.stamp ]; then echo "demo (overlay unchanged, last run):"; \
+	else $(PYTHON) -m scripts.demo >build/demo.txt.tmp || { cat build/demo.txt.tmp; exit 1; }; \
+	mv build/demo.txt.tmp build/demo.txt; fi; cat build/demo.txt
 
 base:
 	$(SYSTEM_PYTHON) -m scripts.base
