@@ -6,7 +6,8 @@ PYTORCH_SRC ?=
 BRANCH ?= cbrt
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test bench pytorch pr clean
+.PHONY: all venv overlay demo base patches check-patches apply lint format test bench pytorch pr clean \
+	gpu-bundle gpu-rehearse
 
 all: overlay demo
 
@@ -53,6 +54,14 @@ test: overlay lint
 
 bench: overlay
 	$(PYTHON) -m scripts.bench
+
+# Wheels for scripts/gpu_check.sh on a machine without network (build/wheelhouse, carried along).
+gpu-bundle:
+	$(SYSTEM_PYTHON) -m scripts.gpu.bundle
+
+# Every stage of scripts/gpu_check.sh on the CPU, in a torch 2.11.0 venv (REHEARSE_PYTHON= for another).
+gpu-rehearse: venv
+	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu_check.sh --rehearse build/gpu-rehearsal $(REHEARSE_PYTHON)
 
 # make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
 # USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).
