@@ -22,7 +22,7 @@ venv: $(VENV)/.requirements-stamp
 # With PYTHON=/some/python the overlay goes into that interpreter's torch and no venv is made.
 # CUDA=ON refuses a CPU-only torch; MAX_JOBS= caps the compile jobs.
 overlay: $(if $(filter $(VENV)/bin/python,$(PYTHON)),venv)
-	$(PYTHON) -m scripts.overlay_build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
+	$(SYSTEM_PYTHON) -m scripts.overlay_build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
 
 # Reruns only when the installed overlay changed (build/overlay/ready.stamp); else shows the last output.
 demo: overlay
@@ -60,8 +60,9 @@ gpu-bundle:
 	$(SYSTEM_PYTHON) -m scripts.gpu.bundle
 
 # Every stage of scripts/gpu_check.sh on the CPU, in a torch 2.11.0 venv (REHEARSE_PYTHON= for another).
+REHEARSE_OUT ?= build/gpu-rehearsal
 gpu-rehearse: venv
-	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu_check.sh --rehearse build/gpu-rehearsal $(REHEARSE_PYTHON)
+	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu_check.sh --rehearse $(REHEARSE_OUT) $(REHEARSE_PYTHON)
 
 # make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
 # USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).

@@ -267,7 +267,7 @@ def mark_ready(build: Build) -> None:
     """build/overlay/ready.stamp changes (content and mtime) only when the installed overlay does:
     what make reruns the demo on."""
     record = read_record(build.site)
-    text = f"{build.python}\n{record.inputs if record else ''}\n{record.installed if record else ''}\n"
+    text = f"{build.python}\n{record.installed if record else ''}\n"
     stamp = BUILD_ROOT / "ready.stamp"
     if not stamp.is_file() or stamp.read_text() != text:
         stamp.parent.mkdir(parents=True, exist_ok=True)
@@ -287,7 +287,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    python = os.path.abspath(args.python) if os.sep in args.python else args.python
+    # A full path, never resolved through links: a venv's python is a link to the base interpreter.
+    python = os.path.abspath(shutil.which(args.python) or args.python)
     started = time.monotonic()
     try:
         target = probe(python, need_cuda=args.cuda == "ON")
