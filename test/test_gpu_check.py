@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 
 import pytest
 import torch
 
 import scripts.gpu.bitwise as bitwise
-from scripts.gpu import bench, bounds, report
+from scripts.gpu import bench, bounds, install_bundle, report
 
 
 def accuracy_report(dtype: str, max_ulp: float, wrong: int = 0, over: int = 0) -> dict[str, object]:
@@ -68,8 +70,23 @@ def test_the_report_fills_only_its_own_section(tmp_path) -> None:
     (out / "machine.txt").write_text("gpu: NVIDIA H200\n")
     (out / "summary.txt").write_text("gpu_check: all stages passed\n")
     result = {"device": "cuda", "device_name": "NVIDIA H200", "torch": "2.11.0", "rows": bench_rows(0.95)}
-    (out / "bench.json").write_text(__import__("json").dumps(result))
+    (out / "bench.json").write_text(json.dumps(result))
     before = "# Benchmarks\n\nCPU tables.\n"
     once = report.filled(before, report.section(out))
     assert once.startswith(before) and "| float32 | 2^28 | 85.5 | 90.0 | 10.0 | 0.95 |" in once
     assert report.filled(once, report.section(out)) == once
+
+
+def test_the_bundle_installs_only_what_the_interpreter_lacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(install_bundle, "requirements", lambda: ["pytest==0.1", "no-such-package-here==1.0"])
+    assert install_bundle.missing() == ["no-such-package-here"]
+
+
+def test_a_missing_package_without_wheels_gets_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(install_bundle, "requirements", lambda: ["no-such-package-here==1.0"])
+    monkeypatch.setattr(sys, "argv", ["install_bundle", "--wheelhouse", str(tmp_path)])
+    assert install_bundle.main() == 1
+    assert capsys.readouterr().err == (f"bundle: error: no-such-package-here missing and no wheels in {tmp_path}; run "
+                                       "`make gpu-bundle` where pip has a network and carry build/wheelhouse along\n")
