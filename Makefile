@@ -6,7 +6,8 @@ PYTORCH_SRC ?=
 BRANCH ?= cbrt
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test bench cross-arch mutants pytorch pr clean
+.PHONY: all venv overlay demo base patches check-patches apply lint format test bench cross-arch mutants pytorch pr clean \
+	gpu-bundle gpu-rehearse
 
 all: overlay demo
 
@@ -19,11 +20,15 @@ $(VENV)/.requirements-stamp: requirements.txt
 venv: $(VENV)/.requirements-stamp
 
 # With PYTHON=/some/python the overlay goes into that interpreter's torch and no venv is made.
+# CUDA=ON refuses a CPU-only torch; MAX_JOBS= caps the compile jobs.
 overlay: $(if $(filter $(VENV)/bin/python,$(PYTHON)),venv)
-	$(PYTHON) -m scripts.overlay_build --python $(PYTHON)
+	$(SYSTEM_PYTHON) -m scripts.overlay_build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
 
+# Reruns only when the installed overlay changed (build/overlay/ready.stamp); else shows the last output.
 demo: overlay
-	$(PYTHON) -m scripts.demo
+	@if [ build/demo.txt -nt build/overlay/ready.stamp ]; then echo "demo (overlay unchanged, last run):"; \
+	else $(PYTHON) -m scripts.demo >build/demo.txt.tmp || { cat build/demo.txt.tmp; exit 1; }; \
+	mv build/demo.txt.tmp build/demo.txt; fi; cat build/demo.txt
 
 base:
 	$(SYSTEM_PYTHON) -m scripts.base
@@ -58,6 +63,15 @@ bench: overlay
 cross-arch: venv
 	$(VENV)/bin/python -m scripts.venv_patch --part build
 	$(VENV)/bin/python -m scripts.cross_arch.check
+
+# Wheels for scripts/gpu_check.sh on a machine without network (build/wheelhouse, carried along).
+gpu-bundle:
+	$(SYSTEM_PYTHON) -m scripts.gpu.bundle
+
+# Every stage of scripts/gpu_check.sh on the CPU, in a torch 2.11.0 venv (REHEARSE_PYTHON= for another).
+REHEARSE_OUT ?= build/gpu-rehearsal
+gpu-rehearse: venv
+	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu_check.sh --rehearse $(REHEARSE_OUT) $(REHEARSE_PYTHON)
 
 # make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
 # USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).

@@ -1,13 +1,16 @@
 """`make` / `make overlay`: patch the install, generate, compile and load the overlay, timing each step.
 
-A failed step stops with the tool's own message; the install keeps its previous
-working library: new shared objects are copied in only after a full build, and put
-back to the previous ones if they then fail to load.
+All or nothing: every file a build may change in the install is kept aside first, and a
+failed or interrupted step puts each one back, so the install keeps its previous overlay,
+or none; the message says which. Work is keyed by content: a build whose inputs and
+installed files match the last successful one returns at once, and torchgen and the CMake
+configure rerun only when their own inputs change.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -15,19 +18,72 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.layout import REPO_ROOT
+from scripts import overlay_install, venv_patch
+from scripts.fragments import FragmentError, load_sources
+from scripts.layout import REPO_ROOT, wheel_member_of
+from scripts.overlay.record import (
+    STATE_DIR_NAME,
+    Record,
+    file_digest,
+    files_digest,
+    inputs_digest,
+    installed_digest,
+    read_record,
+    tree_files,
+    write_record,
+)
+from scripts.overlay.snapshot import Snapshot
+from scripts.overlay.target import Target, TargetError, probe
+from scripts.pin import DriftError, load_pin
 
 OVERLAY_DIR = REPO_ROOT / "scripts" / "overlay"
 NATIVE_SOURCES = REPO_ROOT / "aten_native" / "aten" / "src" / "ATen" / "native"
 FUNCTORCH_FRAGMENTS = REPO_ROOT / "frontend/aten/src/ATen/functorch/BatchRulesUnaryOps.cpp.fragments.toml"
-PACKAGE = "_torch_cbrt_overlay"
-PREVIOUS_SUFFIX = ".previous"
+PACKAGE = overlay_install.PACKAGE
+BUILD_ROOT = REPO_ROOT / "build" / "overlay"
+CODEGEN_INPUT_MEMBERS = tuple(
+    f"torchgen/packaged/{name}" for name in ("ATen/native/native_functions.yaml", "ATen/native/tags.yaml",
+                                             "autograd/derivatives.yaml", "autograd/deprecated.yaml"))
+# Run in the target interpreter after installing: torch imports with the overlay, the operator
+# works, and the patched Python front end imports too.
+LOAD_CHECK = ("import torch, torch._refs, torch._prims, torch._numpy\n"
+              "assert torch.cbrt(torch.tensor([-8.0])).item() == -2.0\n")
 
 
 class StepError(RuntimeError):
     pass
+
+
+@dataclass
+class Build:
+    target: Target
+    jobs: int
+    cuda: str  # AUTO, ON or OFF: CMake's OVERLAY_CUDA
+    needed_python: frozenset[str]  # upstream paths whose fragments must apply off the pin too
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def python(self) -> str:
+        return self.target.python
+
+    @property
+    def site(self) -> Path:
+        return self.target.site
+
+    @property
+    def directory(self) -> Path:
+        return BUILD_ROOT / self.target.torch_version.replace("+", "-")
+
+    @property
+    def on_pin(self) -> bool:
+        return self.target.torch_version.split("+")[0] == load_pin().version
+
+    def settings(self) -> dict[str, object]:
+        return {"python": self.python, "torch": self.target.torch_version, "cuda": self.cuda,
+                "needed_python": sorted(self.needed_python)}
 
 
 @contextmanager
@@ -41,106 +97,228 @@ def step(name: str) -> Iterator[None]:
 def run(command: list[str], what: str) -> None:
     result = subprocess.run(command, cwd=REPO_ROOT)
     if result.returncode != 0:
-        raise StepError(f"{what} failed (exit {result.returncode}); the installed overlay was left as it was")
+        raise StepError(f"{what} failed (exit {result.returncode})")
 
 
-def probe(python: str) -> tuple[Path, str]:
-    """site-packages and torch version of `python`, or a clear error."""
-    if shutil.which(python) is None and not Path(python).is_file():
-        raise StepError(f"PYTHON={python} does not exist; pass an interpreter that has torch installed")
-    code = "import sysconfig, torchgen, importlib.metadata as m; print(sysconfig.get_paths()['purelib']); print(m.version('torch'))"
-    result = subprocess.run([python, "-c", code], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise StepError(f"{python} cannot import torch and torchgen; install torch there first:\n{result.stderr.strip()[-800:]}")
-    site, version = result.stdout.split()
-    return Path(site), version
+def installed_paths(site: Path) -> list[str]:
+    """Every path in the install a build may write (relative to site): the snapshot's roots."""
+    sources = load_sources()
+    upstream = [f.upstream_path for f in sources.fragment_files] + [f.upstream_path for f in sources.new_files]
+    members = [m for m in map(wheel_member_of, upstream) if m is not None]
+    return sorted({PACKAGE, STATE_DIR_NAME, "torch/__init__.py", *members})
 
 
-def build_dir_for(version: str) -> Path:
-    return REPO_ROOT / "build" / "overlay" / version.replace("+", "-")
+def output_paths(site: Path) -> list[str]:
+    """What the build's success is recorded against: all the roots but the bookkeeping."""
+    return [p for p in installed_paths(site) if p != STATE_DIR_NAME]
 
 
-def configure_command(python: str, build: Path) -> list[str]:
-    command = ["cmake", "-S", str(OVERLAY_DIR), "-B", str(build / "cmake"), "-G", "Ninja", f"-DPython_EXECUTABLE={python}",
-               f"-DOVERLAY_GEN_DIR={build / 'gen'}", f"-DOVERLAY_SOURCE_DIR={NATIVE_SOURCES}",
-               f"-DOVERLAY_OUTPUT_DIR={build / 'lib'}", "-DCMAKE_BUILD_TYPE=Release"]
-    ninja = Path(python).with_name("ninja")
-    return command + ([f"-DCMAKE_MAKE_PROGRAM={ninja}"] if ninja.is_file() else [])
+def tool(python: str, name: str) -> str:
+    """The interpreter's own copy of a build tool (from pip) if it has one, else the one on PATH."""
+    beside = Path(python).with_name(name)
+    return str(beside) if beside.is_file() else name
+
+
+# ---------------------------------------------------------------- steps
+
+
+def patch(build: Build, part: str) -> None:
+    try:
+        result = venv_patch.patch_install(build.site, build.on_pin, part, build.needed_python)
+    except (FragmentError, DriftError) as error:
+        raise StepError(f"applying the {part} fragments failed: {error}") from error
+    for line in result.skipped:
+        print(f"overlay: skipped {line}", file=sys.stderr)
+    build.skipped += result.skipped
+    print(f"overlay: {len(result.contents)} {part} file(s) updated in {build.site}")
+
+
+def unchanged(stamp: Path, digest: str) -> bool:
+    return stamp.is_file() and stamp.read_text() == digest
+
+
+def codegen_digest(build: Build) -> str:
+    torchgen = build.site / "torchgen"
+    inputs = [build.site / m for m in CODEGEN_INPUT_MEMBERS if (build.site / m).is_file()]
+    inputs += [p for p in tree_files(torchgen) if p.suffix in (".py", ".yaml", ".h", ".cpp")]
+    inputs += [REPO_ROOT / "scripts/overlay_codegen.py", FUNCTORCH_FRAGMENTS, *tree_files(OVERLAY_DIR / "templates")]
+    roots = [p for p in inputs if p.is_relative_to(build.site)]
+    local = [p for p in inputs if not p.is_relative_to(build.site)]
+    return files_digest(roots, build.site) + files_digest(local, REPO_ROOT) + build.target.torch_version
+
+
+def codegen(build: Build) -> None:
+    stamp, digest = build.directory / "codegen.digest", codegen_digest(build)
+    if unchanged(stamp, digest) and (build.directory / "gen" / "sources.cmake").is_file():
+        print("overlay: torchgen skipped: its inputs are unchanged")
+        return
+    stamp.unlink(missing_ok=True)
+    run([build.python, "-m", "scripts.overlay_codegen", "--out", str(build.directory / "gen"),
+         "--functorch-fragments", str(FUNCTORCH_FRAGMENTS)], "codegen")
+    stamp.write_text(digest)
+
+
+def configure_command(build: Build) -> list[str]:
+    directory = build.directory
+    command = [tool(build.python, "cmake"), "-S", str(OVERLAY_DIR), "-B", str(directory / "cmake"), "-G", "Ninja",
+               f"-DPython_EXECUTABLE={build.python}", f"-DOVERLAY_GEN_DIR={directory / 'gen'}",
+               f"-DOVERLAY_SOURCE_DIR={NATIVE_SOURCES}", f"-DOVERLAY_OUTPUT_DIR={directory / 'lib'}",
+               f"-DOVERLAY_CUDA={build.cuda}", "-DCMAKE_BUILD_TYPE=Release"]
+    ninja = tool(build.python, "ninja")
+    return command + ([f"-DCMAKE_MAKE_PROGRAM={ninja}"] if os.sep in ninja else [])
+
+
+def configure(build: Build) -> None:
+    """Once per command line: later CMakeLists.txt or sources.cmake edits make ninja rerun CMake itself."""
+    command = configure_command(build)
+    stamp, digest = build.directory / "configure.digest", hashlib.sha256("\0".join(command).encode()).hexdigest()
+    if unchanged(stamp, digest) and (build.directory / "cmake" / "build.ninja").is_file():
+        print("overlay: cmake configure skipped: same command as last time")
+        return
+    stamp.unlink(missing_ok=True)
+    run(command, "cmake configure")
+    stamp.write_text(digest)
+
+
+def compile_and_link(build: Build) -> None:
+    run([tool(build.python, "cmake"), "--build", str(build.directory / "cmake"), "-j", str(build.jobs)], "compile")
 
 
 def install_libraries(build: Path, site: Path) -> None:
-    """Copy the freshly linked libraries in, each by an atomic rename; the ones they replace wait as
-    *.previous until settle_libraries()."""
+    """Copy the freshly linked libraries in, each by an atomic rename, where their content changed."""
     target = site / PACKAGE
     target.mkdir(exist_ok=True)
     for library in sorted((build / "lib").glob("*.so")):
         installed = target / library.name
-        if installed.exists():
-            shutil.copy2(installed, installed.with_name(installed.name + PREVIOUS_SUFFIX))
+        if installed.is_file() and file_digest(installed) == file_digest(library):
+            continue
         temporary = target / (library.name + ".new")
         shutil.copy2(library, temporary)
         os.replace(temporary, installed)
 
 
-def settle_libraries(site: Path, keep_new: bool) -> None:
-    """Drop the previous libraries once the new ones load, or put them back if they do not."""
-    for previous in (site / PACKAGE).glob("*.so" + PREVIOUS_SUFFIX):
-        if keep_new:
-            previous.unlink()
-        else:
-            os.replace(previous, previous.with_name(previous.name.removesuffix(PREVIOUS_SUFFIX)))
+def install(build: Build) -> None:
+    install_libraries(build.directory, build.site)
+    try:
+        changed = overlay_install.install(build.site)
+    except overlay_install.HookError as error:
+        raise StepError(f"installing the import hook failed: {error}") from error
+    print(f"overlay: {len(changed)} loader file(s) updated")
 
 
-def install(python: str, build: Path, site: Path) -> None:
-    install_libraries(build, site)
-    run([python, str(REPO_ROOT / "scripts/overlay_install.py"), str(site)], "install")
+def check_import(build: Build) -> None:
+    run([build.python, "-c", LOAD_CHECK], "loading the overlay into torch")
 
 
-def check_import(python: str) -> None:
-    code = "import torch; assert torch.cbrt(torch.tensor([-8.0])).item() == -2.0; print(torch.cbrt)"
-    run([python, "-c", code], "loading the overlay into torch")
-
-
-def patch(python: str, part: str) -> None:
-    run([python, "-m", "scripts.venv_patch", "--python", python, "--part", part], f"applying the {part} fragments")
-
-
-def steps(python: str, site: Path, build: Path, jobs: int) -> list[tuple[str, Callable[[], None]]]:
-    codegen = [python, "-m", "scripts.overlay_codegen", "--out", str(build / "gen"),
-               "--functorch-fragments", str(FUNCTORCH_FRAGMENTS)]
+def steps(build: Build) -> list[tuple[str, Callable[[Build], None]]]:
     return [
-        ("apply yaml and header fragments", lambda: patch(python, "build")),
-        ("torchgen for the patch set's operators", lambda: run(codegen, "codegen")),
-        ("cmake configure", lambda: run(configure_command(python, build), "cmake configure")),
-        ("compile and link", lambda: run(["cmake", "--build", str(build / "cmake"), "-j", str(jobs)], "compile")),
-        ("install the library and the import hook", lambda: install(python, build, site)),
-        ("apply Python fragments", lambda: patch(python, "python")),
-        ("load check", lambda: check_import(python)),
+        ("apply yaml and header fragments", lambda b: patch(b, "build")),
+        ("torchgen for the patch set's operators", codegen),
+        ("cmake configure", configure),
+        ("compile and link", compile_and_link),
+        ("install the library and the import hook", install),
+        ("apply Python fragments", lambda b: patch(b, "python")),
+        ("load check", check_import),
     ]
 
 
-def main() -> None:
+# ---------------------------------------------------------------- the transaction
+
+
+def describe_installed(build: Build) -> str:
+    record = read_record(build.site)
+    if record is not None:
+        return record.describe()
+    hooked = (build.site / "torch" / "__init__.py").is_file() and overlay_install.HOOK in (
+        build.site / "torch" / "__init__.py").read_text(encoding="utf-8")
+    if hooked:
+        return f"torch {build.target.torch_version} with an overlay installed before builds were recorded"
+    return f"torch {build.target.torch_version} without the overlay"
+
+
+def up_to_date(build: Build, inputs: str) -> bool:
+    record = read_record(build.site)
+    return (record is not None and record.inputs == inputs
+            and record.installed == installed_digest(build.site, output_paths(build.site)))
+
+
+def build_and_install(build: Build, inputs: str) -> None:
+    """Every step, then the record; on any failure or interrupt the install is put back as it was."""
+    snapshot = Snapshot.take(build.site, installed_paths(build.site))
+    checked = read_record(build.site)
+    try:
+        for name, action in steps(build):
+            if name == "load check" and checked and checked.installed == installed_digest(build.site,
+                                                                                         output_paths(build.site)):
+                print("overlay: load check skipped: the installed files are the ones last checked")
+                continue
+            with step(name):
+                action(build)
+        write_record(build.site, Record(inputs, installed_digest(build.site, output_paths(build.site)),
+                                        build.target.torch_version, skipped_fragments=build.skipped))
+        mark_ready(build)
+    except BaseException:
+        snapshot.restore()
+        raise
+    snapshot.discard()
+
+
+def mark_ready(build: Build) -> None:
+    """build/overlay/ready.stamp changes (content and mtime) only when the installed overlay does:
+    what make reruns the demo on."""
+    record = read_record(build.site)
+    text = f"{build.python}\n{record.installed if record else ''}\n"
+    stamp = BUILD_ROOT / "ready.stamp"
+    if not stamp.is_file() or stamp.read_text() != text:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(text)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--python", default=sys.executable, help="interpreter whose torch gets the overlay")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    args = parser.parse_args()
-    python = os.path.abspath(args.python) if os.sep in args.python else args.python
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("MAX_JOBS") or os.cpu_count() or 2))
+    parser.add_argument("--cuda", choices=("AUTO", "ON", "OFF"), default="AUTO",
+                        help="ON: refuse a CPU-only torch and fail without nvcc, instead of skipping the CUDA kernel")
+    parser.add_argument("--need-python", nargs="*", default=[], metavar="UPSTREAM_PATH",
+                        help="Python files (e.g. torch/_refs/__init__.py) whose fragments must apply off the pin too")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # A full path, never resolved through links: a venv's python is a link to the base interpreter.
+    python = os.path.abspath(shutil.which(args.python) or args.python)
     started = time.monotonic()
-    site: Path | None = None
     try:
-        site, version = probe(python)
-        print(f"overlay: {python} has torch {version} in {site}")
-        for name, action in steps(python, site, build_dir_for(version), args.jobs):
-            with step(name):
-                action()
-        settle_libraries(site, keep_new=True)
-    except StepError as error:
-        if site is not None and (site / PACKAGE).is_dir():
-            settle_libraries(site, keep_new=False)
+        target = probe(python, need_cuda=args.cuda == "ON")
+    except TargetError as error:
         print(f"overlay: error: {error}", file=sys.stderr)
-        sys.exit(1)
-    print(f"overlay: ready in {time.monotonic() - started:.1f}s")
+        return 1
+    build = Build(target, args.jobs, args.cuda, frozenset(args.need_python))
+    interrupted = Snapshot.interrupted(build.site)
+    if interrupted is not None:
+        print("overlay: an earlier build was interrupted; putting back the install it started from")
+        interrupted.restore()
+    inputs = inputs_digest(build.settings())
+    if up_to_date(build, inputs):
+        mark_ready(build)
+        print(f"overlay: up to date ({describe_installed(build)}; sources and installed files unchanged)")
+        return 0
+    pin = load_pin().version
+    print(f"overlay: {python} has torch {target.torch_version} in {target.site}"
+          + ("" if build.on_pin else f" (not the pinned {pin}: Python fragments that do not apply are skipped)"))
+    try:
+        build_and_install(build, inputs)
+    except (StepError, KeyboardInterrupt) as error:
+        reason = "interrupted" if isinstance(error, KeyboardInterrupt) else str(error)
+        print(f"overlay: error: {reason}; the install was put back as it was: {describe_installed(build)}",
+              file=sys.stderr)
+        return 1
+    skipped = f"; {len(build.skipped)} Python fragment file(s) skipped (listed above)" if build.skipped else ""
+    print(f"overlay: ready in {time.monotonic() - started:.1f}s{skipped}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

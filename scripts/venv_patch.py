@@ -13,9 +13,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.fragments import Sources, apply_fragments_to_text, load_sources
+from scripts.fragments import FragmentError, Sources, apply_fragments_to_text, load_sources
 from scripts.layout import wheel_member_of
 from scripts.pin import DriftError, check_base_file, load_pin
 
@@ -50,12 +51,19 @@ def atomic_write(path: Path, content: bytes) -> None:
     os.replace(temporary, path)
 
 
+@dataclass
+class Patched:
+    contents: dict[str, bytes] = field(default_factory=dict)  # wheel member -> patched content
+    skipped: list[str] = field(default_factory=list)  # one line per fragment file left out
+
+
 def patched_contents(
-    site: Path, sources: Sources, on_pin: bool, in_part: Callable[[str], bool]
-) -> dict[str, bytes]:
-    """Wheel member -> patched content, for every file of the part that the patch set edits or adds."""
+    site: Path, sources: Sources, on_pin: bool, in_part: Callable[[str], bool], needed: frozenset[str] = frozenset()
+) -> Patched:
+    """Every file of the part that the patch set edits or adds. Off the pin, a Python file whose
+    fragments do not apply is left as shipped and reported, unless it is `needed` (upstream paths)."""
     pin = load_pin()
-    contents: dict[str, bytes] = {}
+    patched = Patched()
     for fragment_file in sources.fragment_files:
         member = wheel_member_of(fragment_file.upstream_path)
         if member is None or not in_part(member) or not (site / member).is_file():
@@ -67,46 +75,54 @@ def patched_contents(
             if on_pin:
                 raise
         ordered = tuple(f for t in sources.topics for f in fragment_file.fragments if f.topic == t.id)
-        text, _ = apply_fragments_to_text(original.decode(), ordered, fragment_file.upstream_path)
-        contents[member] = text.encode()
+        try:
+            text, _ = apply_fragments_to_text(original.decode(), ordered, fragment_file.upstream_path)
+        except FragmentError as error:
+            if on_pin or not member.endswith(PYTHON_SUFFIXES) or fragment_file.upstream_path in needed:
+                raise
+            patched.skipped.append(f"{fragment_file.upstream_path} left as shipped: {error}")
+            text = original.decode()
+        patched.contents[member] = text.encode()
     for new_file in sources.new_files:
         member = wheel_member_of(new_file.upstream_path)
         if member is not None and in_part(member):
-            contents[member] = new_file.source.read_bytes()
-    return contents
+            patched.contents[member] = new_file.source.read_bytes()
+    return patched
 
 
+PYTHON_SUFFIXES = (".py", ".pyi")
 PARTS: dict[str, Callable[[str], bool]] = {
-    # What codegen and the compiler read; `import torch` does not depend on it.
-    "build": lambda member: not member.endswith((".py", ".pyi")),
+    # What codegen and the compiler read (yamls, headers): must apply on every torch.
+    "build": lambda member: not member.endswith(PYTHON_SUFFIXES),
     # Python front end: applied only once the operator library is installed, since it uses torch.cbrt.
-    "python": lambda member: member.endswith((".py", ".pyi")),
+    "python": lambda member: member.endswith(PYTHON_SUFFIXES),
     "all": lambda member: True,
 }
 
 
-def patch_install(site: Path, on_pin: bool, part: str = "all") -> list[str]:
-    """Bring the install's files of `part` to 'shipped files + patch set'; returns the members that changed."""
+def patch_install(site: Path, on_pin: bool, part: str = "all", needed: frozenset[str] = frozenset()) -> Patched:
+    """Bring the install's files of `part` to 'shipped files + patch set'. Returns what changed
+    (member -> new content) and the fragment files left out."""
     state = site / STATE_DIR_NAME
     manifest = state / "manifest.json"
     in_part = PARTS[part]
     recorded = set(json.loads(manifest.read_text())) if manifest.is_file() else set()
     previous = {m for m in recorded if in_part(m)}
-    patched = patched_contents(site, load_sources(), on_pin, in_part)
-    contents = dict(patched)
-    for member in sorted(previous - set(patched)):
+    patched = patched_contents(site, load_sources(), on_pin, in_part, needed)
+    contents = dict(patched.contents)
+    for member in sorted(previous - set(patched.contents)):
         backup = state / "pristine" / member
         if backup.is_file():
             contents[member] = backup.read_bytes()
         else:
             (site / member).unlink(missing_ok=True)
-    changed = [m for m, c in sorted(contents.items()) if not (site / m).is_file() or (site / m).read_bytes() != c]
-    for member in changed:
+    changed = {m: c for m, c in sorted(contents.items()) if not (site / m).is_file() or (site / m).read_bytes() != c}
+    for member, content in changed.items():
         (site / member).parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(site / member, contents[member])
+        atomic_write(site / member, content)
     state.mkdir(parents=True, exist_ok=True)
-    atomic_write(manifest, json.dumps(sorted((recorded - previous) | set(patched))).encode())
-    return changed
+    atomic_write(manifest, json.dumps(sorted((recorded - previous) | set(patched.contents))).encode())
+    return Patched(changed, patched.skipped)
 
 
 def main() -> None:
@@ -120,8 +136,13 @@ def main() -> None:
     on_pin = version == pin.version
     if not on_pin:
         print(f"warning: {args.python} has torch {version}, not the pinned {pin.version}; anchors decide", file=sys.stderr)
-    changed = patch_install(site, on_pin, args.part)
-    print(f"venv patch: {len(changed)} files updated in {site}" + "".join(f"\n  {m}" for m in changed))
+    try:
+        result = patch_install(site, on_pin, args.part)
+    except (FragmentError, DriftError) as error:
+        sys.exit(f"venv patch: error: {error}")
+    for line in result.skipped:
+        print(f"venv patch: skipped {line}", file=sys.stderr)
+    print(f"venv patch: {len(result.contents)} files updated in {site}" + "".join(f"\n  {m}" for m in result.contents))
 
 
 if __name__ == "__main__":

@@ -1,53 +1,301 @@
-"""`make overlay` refuses interpreters it cannot build for, with a message that says what to do."""
+"""`make overlay` end to end through main(), on a small fake install: a failed or interrupted build leaves
+the install it started from (previous overlay or none) and says which; bad interpreters get one line."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from scripts.overlay_build import PACKAGE, StepError, install_libraries, probe, settle_libraries
+import scripts.overlay_build as overlay_build
+from scripts.overlay.snapshot import STORE_NAME
+from scripts.overlay_install import HOOK, PACKAGE
+from scripts.pin import load_pin
+
+EXTENSION = f"{PACKAGE}_C{sysconfig.get_config_var('EXT_SUFFIX')}"
+LIBRARY = "libtorch_cbrt_overlay.so"
+TORCH_INIT = """\
+class _C:
+    @staticmethod
+    def _initExtension(path):
+        pass
 
 
-def test_a_missing_interpreter_is_named(tmp_path: Path) -> None:
-    with pytest.raises(StepError, match="does not exist; pass an interpreter that has torch installed"):
-        probe(str(tmp_path / "no-python"))
+def _manager_path():
+    return ""
 
 
-def test_an_interpreter_without_torch_is_refused(tmp_path: Path) -> None:
-    bare = tmp_path / "bare-python"
-    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S \"$@\"\n")
-    bare.chmod(0o755)
-    with pytest.raises(StepError, match="cannot import torch and torchgen; install torch there first"):
-        probe(str(bare))
+_C._initExtension(_manager_path())
+"""
+EXTENSION_SOURCE = """\
+#include <Python.h>
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "%s", "%s", -1, NULL};
+PyMODINIT_FUNC PyInit_%s(void) { return PyModule_Create(&module); }
+"""
+# Which build's extension `import torch` loaded, through the hook.
+LOADED = "import torch, _torch_cbrt_overlay as o; print(o._torch_cbrt_overlay_C.__doc__)"
+PRIMS = "torch/_prims/__init__.py"
+
+
+@pytest.fixture(scope="session")
+def extensions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """Two loadable builds of the overlay's Python extension (docstrings 'v1', 'v2') and a broken one."""
+    folder = tmp_path_factory.mktemp("extensions")
+    built = {"broken": b"not a shared object"}
+    name = f"{PACKAGE}_C"
+    for version in ("v1", "v2"):
+        source = folder / f"{version}.c"
+        source.write_text(EXTENSION_SOURCE % (name, version, name))
+        output = folder / f"{version}.so"
+        include = sysconfig.get_paths()["include"]
+        subprocess.run(["cc", "-shared", "-fPIC", f"-I{include}", str(source), "-o", str(output)], check=True)
+        built[version] = output.read_bytes()
+    return built
+
+
+def fake_install(root: Path, version: str, cuda: str | None = "13.0", torchgen: bool = True) -> str:
+    """A site-packages holding a stub torch (and torchgen), and an interpreter that sees only it."""
+    site = root / "site"
+    (site / "torch").mkdir(parents=True)
+    (site / "torch" / "__init__.py").write_text(TORCH_INIT)
+    (site / "torch" / "version.py").write_text(f"__version__ = {version!r}\ncuda = {cuda!r}\n")
+    (site / f"torch-{version}.dist-info").mkdir()
+    (site / f"torch-{version}.dist-info" / "METADATA").write_text(f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
+    if torchgen:
+        (site / "torchgen").mkdir()
+        (site / "torchgen" / "__init__.py").write_text("")
+    python = root / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {sys.executable} -S "$@"\n')
+    python.chmod(0o755)
+    return str(python)
+
+
+class FakeBuild:
+    """Stands in for torchgen, CMake and the compiler; installing, fragments and the load check are real."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, root: Path, extensions: dict[str, bytes]) -> None:
+        self.extensions = extensions
+        self.compiles = 0
+        self.next: str | Callable[[], None] = "v1"
+        self.sources = "sources as first built"
+        monkeypatch.setattr(overlay_build, "inputs_digest", lambda settings: f"{self.sources} {settings}")
+        monkeypatch.setattr(overlay_build, "BUILD_ROOT", root / "build")
+        monkeypatch.setattr(overlay_build, "codegen", lambda build: None)
+        monkeypatch.setattr(overlay_build, "configure", lambda build: None)
+        monkeypatch.setattr(overlay_build, "compile_and_link", self.compile)
+        monkeypatch.setattr(overlay_build, "LOAD_CHECK", "import torch, _torch_cbrt_overlay")
+
+    def compile(self, build: overlay_build.Build) -> None:
+        self.compiles += 1
+        if callable(self.next):
+            self.next()
+            return
+        lib = build.directory / "lib"
+        lib.mkdir(parents=True, exist_ok=True)
+        (lib / EXTENSION).write_bytes(self.extensions[self.next])
+        (lib / LIBRARY).write_bytes(self.next.encode())
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, extensions: dict[str, bytes]) -> FakeBuild:
+    return FakeBuild(monkeypatch, tmp_path, extensions)
+
+
+def loaded(python: str) -> str:
+    result = subprocess.run([python, "-c", LOADED], capture_output=True, text=True)
+    return result.stdout.strip() if result.returncode == 0 else f"import failed: {result.stderr.strip()[-200:]}"
+
+
+def imports_torch(python: str) -> bool:
+    return subprocess.run([python, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def site_of(python: str) -> Path:
+    return Path(python).parent.parent / "site"
+
+
+def fail_compile() -> None:
+    raise overlay_build.StepError("compile failed (exit 1)")
+
+
+def interrupt() -> None:
+    raise KeyboardInterrupt
+
+
+def break_python_fragments(python: str) -> list[str]:
+    """A _prims/__init__.py without the fragment's anchor, which the build is told it needs."""
+    prims = site_of(python) / PRIMS
+    prims.parent.mkdir(parents=True, exist_ok=True)
+    prims.write_text("def cbrt(a):\n    return a\n")
+    return ["--need-python", PRIMS]
+
+
+FAILURES = {
+    "compile": lambda fake, python: (setattr(fake, "next", fail_compile), [])[1],
+    "load check": lambda fake, python: (setattr(fake, "next", "broken"), [])[1],
+    "python fragments": lambda fake, python: (setattr(fake, "next", "v2"), break_python_fragments(python))[1],
+    "interrupt": lambda fake, python: (setattr(fake, "next", interrupt), [])[1],
+}
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failed_first_build_leaves_stock_torch_without_hook_or_library(
+    fake: FakeBuild, tmp_path: Path, failure: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    site = site_of(python)
+    extra = FAILURES[failure](fake, python)
+    assert overlay_build.main(["--python", python, *extra]) == 1
+    assert imports_torch(python)
+    assert HOOK not in (site / "torch" / "__init__.py").read_text()
+    assert not (site / PACKAGE).exists() and not (site / ".cbrt-overlay").exists() and not (site / STORE_NAME).exists()
+    assert "the install was put back as it was: torch 2.12.0 without the overlay" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_failed_rebuild_keeps_the_previous_overlay_and_says_so(
+    fake: FakeBuild, tmp_path: Path, failure: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    site = site_of(python)
+    assert overlay_build.main(["--python", python]) == 0
+    assert loaded(python) == "v1"
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    fake.sources = "a kernel edited"
+    extra = FAILURES[failure](fake, python)
+    assert overlay_build.main(["--python", python, *extra]) == 1
+    assert loaded(python) == "v1"
+    after = {p: p.read_bytes() for p in site.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    planted = site / PRIMS
+    assert {p: c for p, c in after.items() if p != planted} == before
+    assert "the install was put back as it was: torch 2.12.0 with the cbrt overlay built" in capsys.readouterr().err
+
+
+def test_a_good_rebuild_replaces_the_overlay(fake: FakeBuild, tmp_path: Path) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    assert overlay_build.main(["--python", python]) == 0
+    fake.next, fake.sources = "v2", "a kernel edited"
+    assert overlay_build.main(["--python", python]) == 0
+    assert loaded(python) == "v2"
+
+
+def test_nothing_changed_means_nothing_is_rebuilt(
+    fake: FakeBuild, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    assert overlay_build.main(["--python", python]) == 0
+    assert overlay_build.main(["--python", python]) == 0
+    assert fake.compiles == 1
+    assert "overlay: up to date (torch 2.12.0 with the cbrt overlay built" in capsys.readouterr().out
+    (site_of(python) / PACKAGE / LIBRARY).write_bytes(b"damaged")
+    assert overlay_build.main(["--python", python]) == 0
+    assert fake.compiles == 2 and (site_of(python) / PACKAGE / LIBRARY).read_bytes() == b"v1"
+
+
+def test_off_the_pin_a_python_fragment_that_does_not_apply_is_skipped_and_named(
+    fake: FakeBuild, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    break_python_fragments(python)
+    assert overlay_build.main(["--python", python]) == 0
+    assert loaded(python) == "v1"
+    skipped = [line for line in capsys.readouterr().err.splitlines() if line.startswith("overlay: skipped")]
+    assert skipped == [f"overlay: skipped {PRIMS} left as shipped: frontend/{PRIMS}.fragments.toml fragment #1: "
+                       "anchor '    # Returns the real cubic root of the number.' not found in torch/_prims/__init__.py; "
+                       "upstream changed this file: update the anchor"]
+    assert (site_of(python) / PRIMS).read_text() == "def cbrt(a):\n    return a\n"
+
+
+def test_on_the_pin_every_python_fragment_must_apply(
+    fake: FakeBuild, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    python = fake_install(tmp_path, load_pin().version)
+    break_python_fragments(python)
+    assert overlay_build.main(["--python", python]) == 1
+    assert "applying the python fragments failed" in capsys.readouterr().err
+    assert imports_torch(python) and not (site_of(python) / PACKAGE).exists()
+
+
+def test_an_interrupted_build_is_put_back_by_the_next_run(fake: FakeBuild, tmp_path: Path) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    site = site_of(python)
+    snapshot = overlay_build.Snapshot.take(site, overlay_build.installed_paths(site))
+    (site / "torch" / "__init__.py").write_text(TORCH_INIT + HOOK)  # the killed build got this far
+    fake.next = fail_compile
+    assert overlay_build.main(["--python", python]) == 1
+    assert snapshot.store.exists() is False
+    assert (site / "torch" / "__init__.py").read_text() == TORCH_INIT
+
+
+# ---------------------------------------------------------------- interpreters
+
+
+def test_a_missing_interpreter_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert overlay_build.main(["--python", str(tmp_path / "no-python")]) == 1
+    assert capsys.readouterr().err == (f"overlay: error: PYTHON={tmp_path / 'no-python'} does not exist; "
+                                       "pass an interpreter that has torch installed\n")
+
+
+@pytest.mark.parametrize(
+    ("install", "cuda", "message"),
+    [
+        (None, "AUTO", "has no torch; pip install torch==2.14.1 (any torch from 2.11 to 2.14.1 will do)"),
+        ({"version": "2.12.0", "torchgen": False}, "AUTO", "has torch 2.12.0 but no torchgen"),
+        ({"version": "2.10.1"}, "AUTO", "has torch 2.10.1, older than 2.11, the oldest the overlay builds on"),
+        ({"version": "2.12.0", "cuda": None}, "ON", "has torch 2.12.0, a CPU-only build (torch.version.cuda is None), "
+                                                    "but CUDA was asked for"),
+    ],
+    ids=["no torch", "no torchgen", "torch too old", "CPU-only torch with CUDA=ON"],
+)
+def test_a_bad_interpreter_gets_one_line(
+    tmp_path: Path, install: dict | None, cuda: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if install is None:
+        python = fake_install(tmp_path, "2.12.0")
+        for path in sorted((tmp_path / "site").glob("torch*"), reverse=True):
+            subprocess.run(["rm", "-r", str(path)], check=True)
+    else:
+        python = fake_install(tmp_path, **install)
+    assert overlay_build.main(["--python", python, "--cuda", cuda]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"overlay: error: {python} ") and message in err
 
 
 def test_the_venv_interpreter_is_accepted() -> None:
-    site, version = probe(sys.executable)
-    assert (site / "torch").is_dir() and version.startswith("2.")
+    target = overlay_build.probe(sys.executable)
+    assert (target.site / "torch").is_dir() and target.release >= (2, 11)
 
 
-def built_and_installed(tmp_path: Path, old: bytes, new: bytes) -> tuple[Path, Path]:
-    build, site = tmp_path / "build", tmp_path / "site"
-    (build / "lib").mkdir(parents=True)
-    (site / PACKAGE).mkdir(parents=True)
-    (site / PACKAGE / "libtorch_cbrt_overlay.so").write_bytes(old)
-    (build / "lib" / "libtorch_cbrt_overlay.so").write_bytes(new)
-    install_libraries(build, site)
-    return site / PACKAGE / "libtorch_cbrt_overlay.so", site
+# ---------------------------------------------------------------- codegen keyed by content
 
 
-def test_a_library_that_fails_to_load_gives_way_to_the_previous_one(tmp_path: Path) -> None:
-    installed, site = built_and_installed(tmp_path, b"working", b"undefined symbol")
-    assert installed.read_bytes() == b"undefined symbol"
-    settle_libraries(site, keep_new=False)
-    assert installed.read_bytes() == b"working"
-    assert sorted(p.name for p in installed.parent.iterdir()) == ["libtorch_cbrt_overlay.so"]
+def test_torchgen_reruns_only_when_its_inputs_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    yaml = site_of(python) / overlay_build.CODEGEN_INPUT_MEMBERS[0]
+    yaml.parent.mkdir(parents=True)
+    yaml.write_text("- func: sqrt(Tensor self) -> Tensor\n")
+    monkeypatch.setattr(overlay_build, "BUILD_ROOT", tmp_path / "build")
+    runs: list[list[str]] = []
 
+    def run(command: list[str], what: str) -> None:
+        runs.append(command)
+        out = Path(command[command.index("--out") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sources.cmake").write_text("")
 
-def test_a_library_that_loads_replaces_the_previous_one_for_good(tmp_path: Path) -> None:
-    installed, site = built_and_installed(tmp_path, b"old", b"new")
-    settle_libraries(site, keep_new=True)
-    assert installed.read_bytes() == b"new"
-    assert sorted(p.name for p in installed.parent.iterdir()) == ["libtorch_cbrt_overlay.so"]
+    monkeypatch.setattr(overlay_build, "run", run)
+    build = overlay_build.Build(overlay_build.probe(python), 1, "AUTO", frozenset())
+    overlay_build.codegen(build)
+    overlay_build.codegen(build)
+    assert len(runs) == 1
+    yaml.touch()  # a new mtime alone changes nothing
+    overlay_build.codegen(build)
+    assert len(runs) == 1
+    yaml.write_text("- func: sqrt(Tensor self) -> Tensor\n\n- func: cbrt(Tensor self) -> Tensor\n")
+    overlay_build.codegen(build)
+    assert len(runs) == 2

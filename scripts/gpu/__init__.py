@@ -1,0 +1,1 @@
+"""The prepared GPU check (scripts/gpu_check.sh): its wheel bundle, checks, benchmark and report."""

@@ -1,0 +1,69 @@
+"""Fill docs/BENCHMARKS.md's GPU section from a `scripts/gpu_check.sh OUT_DIR` run.
+
+Reads OUT_DIR/machine.txt, summary.txt, bitwise.json, accuracy.json and bench.json; replaces what lies
+between the section's markers, or appends the section when they are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scripts.accuracy import Report, markdown_table
+from scripts.gpu.bench import markdown
+from scripts.layout import REPO_ROOT
+
+BEGIN, END = "<!-- gpu:begin -->", "<!-- gpu:end -->"
+BENCHMARKS = REPO_ROOT / "docs" / "BENCHMARKS.md"
+HEADING = "## GPU (made by `bash scripts/gpu_check.sh OUT_DIR` and `python3 -m scripts.gpu.report OUT_DIR`)"
+
+
+def read_json(path: Path) -> object | None:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def bitwise_lines(result: dict) -> str:
+    return "".join(f"- {r['dtype']}: {r['different']:,} of {r['inputs']:,} CUDA results differ from the CPU's\n"
+                   for r in result["results"])
+
+
+def section(out: Path) -> str:
+    parts = [HEADING, "", "```", (out / "machine.txt").read_text().strip(), "", (out / "summary.txt").read_text().strip(),
+             "```", ""]
+    bitwise, accuracy, bench = (read_json(out / n) for n in ("bitwise.json", "accuracy.json", "bench.json"))
+    if bitwise:
+        parts += ["CUDA against CPU, bit for bit (NaN payloads aside):", "", bitwise_lines(bitwise)]
+    if accuracy:
+        parts += ["Accuracy of the CUDA kernel (every float32, float16 and bfloat16 input; float64 sampled):", "",
+                  markdown_table([Report(**r) for r in accuracy])]
+    if bench:
+        parts += ["Throughput against a device-to-device copy (median of torch.utils.benchmark):", "", markdown(bench)]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def filled(text: str, body: str) -> str:
+    block = f"{BEGIN}\n{body}{END}\n"
+    if BEGIN in text and END in text:
+        return text[: text.index(BEGIN)] + block + text[text.index(END) + len(END):].lstrip("\n")
+    return text.rstrip("\n") + "\n\n" + block
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--benchmarks", type=Path, default=BENCHMARKS)
+    args = parser.parse_args()
+    for needed in ("machine.txt", "summary.txt"):
+        if not (args.out_dir / needed).is_file():
+            print(f"report: error: {args.out_dir / needed} missing: run bash scripts/gpu_check.sh {args.out_dir} first",
+                  file=sys.stderr)
+            return 1
+    args.benchmarks.write_text(filled(args.benchmarks.read_text(), section(args.out_dir)))
+    print(f"report: GPU section of {args.benchmarks} filled from {args.out_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
