@@ -84,7 +84,7 @@ def test_pr_names_every_topic_subject_in_order(real_repo_pr: tuple[Path, str]) -
 def test_pr_lists_every_touched_file(real_repo_pr: tuple[Path, str]) -> None:
     _, text = real_repo_pr
     paths = all_touched_paths(load_sources())
-    assert "aten/src/ATen/native/Cbrt.cpp" in paths
+    assert "aten/src/ATen/native/sparse/SparseUnaryOps.cpp" in paths
     for path in paths:
         assert f"`{path}`" in text
 
@@ -121,7 +121,7 @@ def test_pr_checklist_points_at_the_files_to_review(real_repo_pr: tuple[Path, st
     assert checklist is not None
     assert all(line.startswith("- [ ] ") for line in checklist)
     by_label = {line.split(":", 1)[0]: line for line in checklist}
-    assert "`aten/src/ATen/native/Cbrt.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
+    assert "`aten/src/ATen/native/UnaryOps.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
     assert "`tools/autograd/derivatives.yaml`" in by_label["- [ ] derivatives.yaml (backward, forward AD)"]
     assert "`aten/src/ATen/functorch/BatchRulesUnaryOps.cpp`" in by_label["- [ ] vmap batch rule"]
 
