@@ -326,7 +326,8 @@ def follow_ups(fixes: str) -> list[str]:
         "## Follow-ups",
         "",
         "Not in this stack, to agree with their owners: the `core` ATen tag (today the decomposition keeps "
-        "cbrt out of core ATen), torch.export and ONNX export, and an MPS kernel.",
+        "cbrt out of core ATen), torch.export and ONNX export, and an MPS kernel (MPS keeps the composite "
+        "through `prims.cbrt` and `torch._numpy.cbrt`).",
         "",
         issue,
     ]
