@@ -83,8 +83,9 @@ PYTORCH_FLAGS = --branch "$(BRANCH)" $(if $(PYTORCH_SRC),--src "$(PYTORCH_SRC)")
 pytorch:
 	$(SYSTEM_PYTHON) -m scripts.pytorch_build $(PYTORCH_FLAGS)
 
+# make pr [PYTORCH_SRC=<checkout>] [FIXES=<issue>]: without a checkout, the wheel-based series (incomplete).
 pr:
-	$(SYSTEM_PYTHON) -m scripts.pr
+	$(SYSTEM_PYTHON) -m scripts.pr $(if $(PYTORCH_SRC),--pytorch-src "$(PYTORCH_SRC)") $(if $(FIXES),--fixes "$(FIXES)")
 
 clean:
 	rm -rf build

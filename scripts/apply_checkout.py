@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.fragments import FragmentError, Sources, load_sources
 from scripts.gitutil import (
-    FIXED_IDENTITY,
     GitError,
     branch_exists,
     commit_all,
@@ -26,8 +25,10 @@ from scripts.gitutil import (
     is_git_repo,
     porcelain_status,
 )
+from scripts.junit_summary import SuiteResult
 from scripts.pin import load_pin
-from scripts.topic_plan import TopicPlan, plan_topic, write_plan
+from scripts.testplan import commit_message, load_results
+from scripts.topic_plan import TopicPlan, net_changes, plan_series, plan_topic, write_plan
 
 DEFAULT_BRANCH = "cbrt"
 MARKER_FILE = "aten/src/ATen/native/native_functions.yaml"
@@ -72,17 +73,31 @@ def warn_if_off_pin(checkout: Path) -> None:
 
 
 def pending_plans(checkout: Path, sources: Sources) -> list[TopicPlan]:
-    """Every topic checked against the tree before anything is written."""
+    """Every topic checked against the tree, in order, before anything is written."""
     try:
-        return [plan_topic(checkout, sources, topic.id, missing_ok=False) for topic in sources.topics]
+        return plan_series(checkout, sources, missing_ok=False)
     except FragmentError as error:
         raise ApplyError(f"{error}\nnothing was changed in {checkout}") from error
 
 
 def commit_identity(checkout: Path) -> dict[str, str]:
-    """The user's identity when configured, else the patch set's own."""
-    configured = git(checkout, "config", "user.email", check=False).strip()
-    return {} if configured else FIXED_IDENTITY
+    """The user's own name and email from git config: the commits go upstream under them (CLA check).
+
+    Only the drift-checked patches/ uses the patch set's fixed identity.
+    """
+    name = git(checkout, "config", "user.name", check=False).strip()
+    email = git(checkout, "config", "user.email", check=False).strip()
+    if not (name and email):
+        raise ApplyError(
+            f"git config user.name and user.email are not set for {checkout}; set them "
+            "(`git config --global user.name ...`), the commits carry your name; nothing was changed"
+        )
+    return {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+    }
 
 
 @contextmanager
@@ -108,8 +123,16 @@ def restore(checkout: Path, state: CheckoutState, branch: str, written: set[str]
         (checkout / path).unlink(missing_ok=True)
 
 
-def commit_topics(checkout: Path, sources: Sources, written: set[str]) -> int:
-    identity = commit_identity(checkout)
+def commit_topics(
+    checkout: Path,
+    sources: Sources,
+    written: set[str],
+    identity: dict[str, str],
+    results: Mapping[str, SuiteResult] | None = None,
+) -> int:
+    """One commit per topic; each message's Test Plan carries the counts of `results` (default: the
+    JUnit XML of `make pytorch` and `make test`)."""
+    results = load_results() if results is None else results
     commits = 0
     for topic in sources.topics:
         plan = plan_topic(checkout, sources, topic.id, missing_ok=False)
@@ -117,7 +140,7 @@ def commit_topics(checkout: Path, sources: Sources, written: set[str]) -> int:
             continue
         written.update(plan.writes)
         write_plan(checkout, plan)
-        commit_all(checkout, sorted(plan.writes), topic.commit_message, env=identity)
+        commit_all(checkout, sorted(plan.writes), commit_message(topic, results), env=identity)
         print(f"  {topic.id}: {topic.subject}")
         commits += 1
     return commits
@@ -128,16 +151,17 @@ def apply_to_checkout(checkout: Path, branch: str = DEFAULT_BRANCH, sources: Sou
     sources = sources or load_sources()
     check_checkout(checkout)
     warn_if_off_pin(checkout)
-    if all(plan.is_empty for plan in pending_plans(checkout, sources)):
+    if not net_changes(checkout, pending_plans(checkout, sources)):
         return f"already applied: {checkout} has every topic of the patch set; nothing changed"
     if branch_exists(checkout, branch):
         raise ApplyError(f"branch {branch!r} already exists in {checkout}; delete it or pass BRANCH=<name>")
+    identity = commit_identity(checkout)
     state = CheckoutState(current_branch(checkout), head_commit(checkout))
     written: set[str] = set()
     try:
         with sigterm_as_interrupt():
             git(checkout, "checkout", "-q", "-b", branch)
-            commits = commit_topics(checkout, sources, written)
+            commits = commit_topics(checkout, sources, written, identity)
     except (Exception, KeyboardInterrupt) as error:
         restore(checkout, state, branch, written)
         raise ApplyError(f"apply failed, {checkout} restored to {state.ref} ({state.head[:12]}): {error}") from error

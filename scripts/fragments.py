@@ -22,10 +22,7 @@ class Topic:
     subject: str
     body: str
     files: tuple[str, ...]
-
-    @property
-    def commit_message(self) -> str:
-        return f"{self.subject}\n\n{self.body.strip()}\n"
+    tests: tuple[str, ...] = ()  # upstream suites (paths under test/) whose tests this commit's content triggers
 
 
 @dataclass(frozen=True)
@@ -106,7 +103,8 @@ def load_fragment_file(path: Path, root: Path, upstream_path: str) -> FragmentFi
 def load_topics(topics_file: Path) -> tuple[Topic, ...]:
     data = tomllib.loads(topics_file.read_text())
     topics = tuple(
-        Topic(t["id"], t["subject"], t.get("body", ""), tuple(t.get("files", ()))) for t in data["topic"]
+        Topic(t["id"], t["subject"], t.get("body", ""), tuple(t.get("files", ())), tuple(t.get("tests", ())))
+        for t in data["topic"]
     )
     ids = [t.id for t in topics]
     duplicates = {i for i in ids if ids.count(i) > 1}

@@ -6,12 +6,14 @@ import os
 import subprocess
 from pathlib import Path
 
+# Only for the drift-checked patches/ (and test fixtures): a fixed author and date make every
+# regeneration byte-identical. Commits meant for upstream (`make apply`, `make pr PYTORCH_SRC=`)
+# carry the user's own git identity.
 FIXED_IDENTITY = {
     "GIT_AUTHOR_NAME": "cbrt patch set",
     "GIT_AUTHOR_EMAIL": "cbrt-patches@users.noreply.github.com",
     "GIT_COMMITTER_NAME": "cbrt patch set",
     "GIT_COMMITTER_EMAIL": "cbrt-patches@users.noreply.github.com",
-    # A fixed date makes every regeneration byte-identical.
     "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
 }

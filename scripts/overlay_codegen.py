@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib.util
 import sys
 import time
@@ -85,6 +86,8 @@ from torchgen.selective_build.selector import SelectiveBuilder
 from torchgen.utils import FileManager, Target, mapMaybe
 
 from scripts import tomlcompat
+from scripts.fragments import Fragment, load_fragment_file
+from scripts.layout import FRAGMENT_SUFFIX, REPO_ROOT
 
 PACKAGED = Path(torchgen.__file__).resolve().parent / "packaged"
 ATEN_TEMPLATES = PACKAGED / "ATen" / "templates"
@@ -667,6 +670,47 @@ def gen_batch_rules(fragments: Path | None, out: Output) -> None:
     out.add_source("CPU", fm, "BatchRulesOverlay.cpp")
 
 
+# ---------------------------------------------------------------- ATen files the wheel lacks
+
+
+@dataclass(frozen=True)
+class Harness:
+    """An upstream file the wheel lacks: its fragments' added lines compile inside `template`,
+    which supplies the file-local macros they use."""
+
+    upstream_path: str
+    template: str
+
+
+ATEN_HARNESSES = (
+    Harness("aten/src/ATen/native/UnaryOps.cpp", "UnaryOpsOverlay.cpp"),
+    Harness("aten/src/ATen/native/sparse/SparseUnaryOps.cpp", "SparseUnaryOpsOverlay.cpp"),
+    Harness("aten/src/ATen/native/sparse/SparseCsrTensorMath.cpp", "SparseCsrTensorMathOverlay.cpp"),
+)
+
+
+def harness_env(fragments: Sequence[Fragment]) -> dict[str, list[str]]:
+    """The fragments' lines by place: includes at the top, meta functions in at::meta, the rest in at::native."""
+    env: dict[str, list[str]] = {"includes": [], "meta_definitions": [], "native_definitions": []}
+    for fragment in fragments:
+        body = [line for line in fragment.text if not line.startswith("#include ")]
+        env["includes"] += [line for line in fragment.text if line.startswith("#include ")]
+        place = "meta_definitions" if any("TORCH_META_FUNC" in line for line in body) else "native_definitions"
+        env[place] += body
+    return env
+
+
+def gen_aten_harnesses(sources_root: Path, out: Output) -> None:
+    for harness in ATEN_HARNESSES:
+        source = sources_root / "aten_native" / (harness.upstream_path + FRAGMENT_SUFFIX)
+        if not source.is_file():
+            continue
+        fragments = load_fragment_file(source, sources_root, harness.upstream_path).fragments
+        fm = out.fm("aten", OVERLAY_TEMPLATES)
+        fm.write(harness.template, functools.partial(harness_env, fragments))
+        out.add_source("CPU", fm, harness.template)
+
+
 # ---------------------------------------------------------------- manifest
 
 
@@ -728,6 +772,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     p.add_argument("--ops", nargs="+", default=["cbrt"], help="operator base names to generate")
     p.add_argument(
+        "--sources-root",
+        type=Path,
+        default=REPO_ROOT,
+        help="repo whose aten_native/ fragments of files the wheel lacks are compiled in harnesses",
+    )
+    p.add_argument(
         "--functorch-fragments",
         type=Path,
         help="fragments of ATen/functorch/BatchRulesUnaryOps.cpp: their text is compiled as batch rules",
@@ -755,6 +805,7 @@ def generate(args: argparse.Namespace) -> Output:
     gen_trace_type(ours, out)
     gen_python(full, ours, ag, args.deprecated, out)
     gen_batch_rules(args.functorch_fragments, out)
+    gen_aten_harnesses(args.sources_root.resolve(), out)
     write_sources_cmake(out)
     return out
 

@@ -1,5 +1,9 @@
 """`make patches`: export the sources as a `git format-patch` series against the base tree.
 
+The series is drift-checked, so it is made with a fixed author and date (scripts.gitutil.FIXED_IDENTITY)
+and its Test Plans carry commands without counts; `make apply` and `make pr` commit under the user's
+own git identity and add the counts.
+
 `--check` regenerates into a scratch folder and fails when `patches/` differs.
 """
 
@@ -16,6 +20,7 @@ from scripts.base import BASE_DIR, build_base
 from scripts.fragments import Sources, load_sources
 from scripts.gitutil import FIXED_IDENTITY, commit_all, git
 from scripts.layout import REPO_ROOT
+from scripts.testplan import commit_message
 from scripts.topic_plan import plan_topic, write_plan
 
 PATCHES_DIR = REPO_ROOT / "patches"
@@ -32,14 +37,16 @@ def commit_topics(work_tree: Path, sources: Sources) -> dict[str, list[str]]:
         if plan.is_empty:
             continue
         write_plan(work_tree, plan)
-        commit_all(work_tree, sorted(plan.writes), topic.commit_message, env=FIXED_IDENTITY)
+        commit_all(work_tree, sorted(plan.writes), commit_message(topic), env=FIXED_IDENTITY)
     return absent
 
 
 def absent_note(absent: dict[str, list[str]]) -> str:
     lines = [
+        "# This series is drift-checked, so its commits carry a fixed author and date; `make apply` and",
+        "# `make pr PYTORCH_SRC=<checkout>` commit under your own git identity.",
         "# Fragments whose target file the torch wheel does not ship, so the base tree lacks it.",
-        "# They are not in this series; `make apply` applies them to a real PyTorch checkout.",
+        "# They are not in this series; `make pr PYTORCH_SRC=<checkout>` makes the complete series.",
     ]
     lines += [f"{topic}: {path}" for topic, paths in absent.items() for path in paths]
     return "\n".join(lines) + "\n"

@@ -1,7 +1,11 @@
-"""`make pr`: write build/pr/PR.md from the repo, and put the exported patch series next to it.
+"""`make pr [PYTORCH_SRC=...]`: write build/pr/PR.md from the repo, and put the patch series next to it.
+
+With PYTORCH_SRC the series is made on that checkout and is complete (files the wheel lacks
+included, the user's git identity, Test Plan counts); without it, the wheel-based patches/ is
+copied and PR.md names what it lacks and the command that completes it.
 
 Every part comes from a file: topics and fragments (what changes, and today's code that
-it replaces), the JUnit XML of `make pytorch` (test results, or "not run yet"),
+it replaces), the JUnit XML of `make pytorch` and `make test` (test results, or "not run yet"),
 docs/BENCHMARKS.md and the README's accuracy section. Nothing is typed in by hand.
 """
 
@@ -10,15 +14,20 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.fragments import Fragment, Sources, load_sources
+from scripts.apply_checkout import ApplyError
+from scripts.fragments import Fragment, FragmentError, Sources, load_sources
+from scripts.gitutil import GitError
 from scripts.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.layout import REPO_ROOT
 from scripts.pin import Pin, load_pin
-from scripts.pytorch_build import RESULTS_DIR, SUITES
+from scripts.series_from_checkout import ExportedSeries, export_from_checkout
+from scripts.testplan import load_results, test_plan
+from scripts.upstream_suites import RESULTS_DIR, SUITES
 
 OUTPUT_DIR = REPO_ROOT / "build" / "pr"
 NOT_RUN = "not run yet"
@@ -35,6 +44,8 @@ class PrInputs:
     root: Path
     output: Path
     results: Path
+    checkout: Path | None = None  # PYTORCH_SRC: make the complete series there
+    fixes: str = ""  # the upstream issue number this stack fixes
 
     @property
     def patches(self) -> Path:
@@ -124,28 +135,50 @@ def motivation(sources: Sources, pin: Pin) -> list[str]:
     return lines
 
 
-def commits_section(sources: Sources, patches: Path) -> list[str]:
+COMPLETE_COMMAND = "make pr PYTORCH_SRC=~/pytorch"
+
+
+def commits_section(sources: Sources, patches: Path, exported: ExportedSeries | None) -> list[str]:
     lines = ["## Commits (one topic each; ghstack makes one PR per commit)", ""]
     lines += [f"{i}. {topic.subject}" for i, topic in enumerate(sources.topics, 1)]
-    series = patches / "series"
-    if series.is_file():
-        names = [n for n in series.read_text().splitlines() if n]
+    names = exported.names if exported else series_names(patches)
+    if exported:
+        lines += ["", f"Complete `git format-patch` series made on `{exported.checkout}` at `{exported.base[:12]}` "
+                  f"({len(names)} patches, `series` gives the order):", ""]
+    elif names:
         lines += ["", f"`git format-patch` series next to this file ({len(names)} patches, `series` gives the order):", ""]
-        lines += [f"- `{name}`" for name in names]
-    outside = not_in_series(patches)
+    lines += [f"- `{name}`" for name in names]
+    outside = set() if exported else not_in_series(patches)
     if outside:
         lines += [
             "",
-            "The series is made against the files the pinned wheel ships, so it lacks these edits; "
-            "`make apply PYTORCH_SRC=...` commits them with their topic on a real checkout (the branch ghstack submits):",
+            "Incomplete: the series is made against the files the pinned wheel ships, so it lacks these edits "
+            f"of files the wheel does not ship. `{COMPLETE_COMMAND}` makes the complete series on a checkout:",
             "",
         ]
         lines += [f"- {topic}: `{path}`" for topic, path in sorted(outside)]
+    if exported:
+        lines += ["", *per_commit_checks(exported)]
     return lines
 
 
-def files_section(sources: Sources, patches: Path) -> list[str]:
-    outside = not_in_series(patches)
+def series_names(patches: Path) -> list[str]:
+    series = patches / "series"
+    return [n for n in series.read_text().splitlines() if n] if series.is_file() else []
+
+
+def per_commit_checks(exported: ExportedSeries) -> list[str]:
+    if not exported.unmet:
+        return ["Every commit has what test_doc, test_overrides, dynamo's trace rules, HasDecompTest and "
+                "TestRefsOpsInfo demand of it (`scripts/series_checks.py`)."]
+    lines = ["Commits that miss what an upstream suite demands (`scripts/series_checks.py`):", ""]
+    for subject, problems in exported.unmet.items():
+        lines += [f"- {subject}: " + "; ".join(problems)]
+    return lines
+
+
+def files_section(sources: Sources, patches: Path, complete: bool) -> list[str]:
+    outside = set() if complete else not_in_series(patches)
     lines = ["## Files touched, by topic", ""]
     for topic in sources.topics:
         files = touched_files(sources, topic.id, outside)
@@ -189,6 +222,14 @@ def test_matrix(results_dir: Path, overlay_xml: Path) -> list[str]:
     for suite in SUITES:
         lines.append(result_row(suite.path, suite.keyword, results.pop(suite.path, None)))
     lines += [result_row(name, "?", result) for name, result in sorted(results.items())]
+    return lines
+
+
+def test_plan_section(sources: Sources, results: Path, overlay_xml: Path) -> list[str]:
+    found = load_results(results, overlay_xml)
+    lines = ["## Test Plan", "", "Per commit, the suites that exercise it, with the counts of their last run:"]
+    for topic in sources.topics:
+        lines += ["", f"{topic.subject}:", "", *code_block(test_plan(topic, found)[2:], "sh")]
     return lines
 
 
@@ -272,13 +313,24 @@ def bc_note(sources: Sources) -> list[str]:
     else:
         lines.append("No. New operator only: `native_functions.yaml` gains these schemas and no existing schema changes:")
     lines += ["", *(f"- `{schema}`" for schema in new_schemas(sources))]
-    if replaced_code(sources, PRIMS, "copysign"):
-        lines += [
-            "",
-            "`prims.cbrt` keeps its signature; its eager implementation now calls `torch.cbrt`, so its results "
-            "come from one kernel instead of the `copysign(pow(abs(a), 1/3), a)` composite.",
-        ]
+    behaviour = [t for t in sources.topics if "Behaviour change" in t.body]
+    if behaviour:
+        lines += ["", "Behaviour changes, each stated in the commit that makes it:", ""]
+        lines += [f"- {t.subject}" for t in behaviour]
     return lines
+
+
+def follow_ups(fixes: str) -> list[str]:
+    issue = f"Fixes #{fixes}" if fixes else "Fixes #(pass FIXES=<issue number> to `make pr`)"
+    return [
+        "## Follow-ups",
+        "",
+        "Not in this stack, to agree with their owners: the `core` ATen tag (today the decomposition keeps "
+        "cbrt out of core ATen), torch.export and ONNX export, and an MPS kernel (MPS keeps the composite "
+        "through `prims.cbrt` and `torch._numpy.cbrt`).",
+        "",
+        issue,
+    ]
 
 
 DISPATCH_STUB = re.compile(r"\b(?:ALSO_)?(?:DECLARE|DEFINE|REGISTER)(?:_AVX512)?_DISPATCH\(")
@@ -340,25 +392,27 @@ def reproduce_section() -> list[str]:
             "make && make test                        # overlay build on the pinned wheel, and this repo's tests",
             "make apply PYTORCH_SRC=~/pytorch          # one commit per topic on branch cbrt",
             "make pytorch PYTORCH_SRC=~/pytorch        # develop build + upstream suites -k cbrt (JUnit XML)",
-            "make pr                                  # this file",
+            "make pr PYTORCH_SRC=~/pytorch            # this file and the complete series",
             "cd ~/pytorch && git checkout cbrt && ghstack submit",
         ], "sh"),
     ]
 
 
-def render(sources: Sources, inputs: PrInputs, pin: Pin) -> str:
+def render(sources: Sources, inputs: PrInputs, pin: Pin, exported: ExportedSeries | None = None) -> str:
     sections = [
         ["# Add torch.cbrt, the real cube root, as an ATen operator", "",
          f"Stack of {len(sources.topics)} commits on PyTorch v{pin.version} ({pin.short_commit})."],
         motivation(sources, pin),
-        commits_section(sources, inputs.patches),
-        files_section(sources, inputs.patches),
+        commits_section(sources, inputs.patches, exported),
+        files_section(sources, inputs.patches, exported is not None),
+        test_plan_section(sources, inputs.results, inputs.overlay_results),
         test_matrix(inputs.results, inputs.overlay_results),
         benchmarks_section(inputs.benchmarks),
         accuracy_section(inputs.readme),
         bc_note(sources),
         checklist(sources),
         reproduce_section(),
+        follow_ups(inputs.fixes),
     ]
     return "\n\n".join("\n".join(section) for section in sections) + "\n"
 
@@ -376,9 +430,14 @@ def copy_series(patches: Path, output: Path) -> list[str]:
 def write_pr(inputs: PrInputs, sources: Sources | None = None, pin: Pin | None = None) -> Path:
     sources = sources or load_sources(inputs.root)
     inputs.output.mkdir(parents=True, exist_ok=True)
+    exported = None
+    if inputs.checkout is not None:
+        results = load_results(inputs.results, inputs.overlay_results)
+        exported = export_from_checkout(inputs.checkout, inputs.output, sources, results)
+    else:
+        copy_series(inputs.patches, inputs.output)
     pr = inputs.output / "PR.md"
-    pr.write_text(render(sources, inputs, pin or load_pin()))
-    copy_series(inputs.patches, inputs.output)
+    pr.write_text(render(sources, inputs, pin or load_pin(), exported))
     return pr
 
 
@@ -386,9 +445,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--output", type=Path, default=OUTPUT_DIR)
     parser.add_argument("--results", type=Path, default=RESULTS_DIR, help="JUnit XML folder of `make pytorch`")
+    parser.add_argument("--pytorch-src", type=Path, help="PyTorch checkout to make the complete series on")
+    parser.add_argument("--fixes", default="", help="upstream issue number for the `Fixes #` line")
     args = parser.parse_args()
-    pr = write_pr(PrInputs(REPO_ROOT, args.output.resolve(), args.results.resolve()))
-    print(f"pr: wrote {display(pr)} and the patch series next to it")
+    checkout = args.pytorch_src.expanduser().resolve() if args.pytorch_src else None
+    inputs = PrInputs(REPO_ROOT, args.output.resolve(), args.results.resolve(), checkout, args.fixes)
+    try:
+        pr = write_pr(inputs)
+    except (ApplyError, FragmentError, GitError) as error:
+        print(f"pr: error: {error}", file=sys.stderr)
+        sys.exit(1)
+    if checkout is None:
+        print(f"pr: wrote {display(pr)} and the wheel-based series next to it; it lacks the edits of files the "
+              f"wheel does not ship (listed in PR.md): `{COMPLETE_COMMAND}` makes the complete series")
+    else:
+        print(f"pr: wrote {display(pr)} and the complete series made on {checkout} next to it")
 
 
 if __name__ == "__main__":

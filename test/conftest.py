@@ -10,7 +10,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from scripts.fragments import FragmentFile, Sources  # noqa: E402
 from scripts.gitutil import FIXED_IDENTITY, git  # noqa: E402
+
+# The identity git config gives every test's git commands (GIT_CONFIG_COUNT outranks the user's files):
+# `make apply` and `make pr` commit under the user's configured name.
+TEST_USER = ("Ada Reviewer", "ada@example.com")
 
 TOPICS = """
 [[topic]]
@@ -51,6 +56,15 @@ def fragment_toml(topic: str, where: str, anchor: str, text: str) -> str:
     return f"[[fragment]]\ntopic = \"{topic}\"\nwhere = \"{where}\"\nanchor = '''\n{anchor}'''\ntext = '''\n{text}'''\n"
 
 
+@pytest.fixture(autouse=True)
+def configured_git_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.name")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", TEST_USER[0])
+    monkeypatch.setenv("GIT_CONFIG_KEY_1", "user.email")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_1", TEST_USER[1])
+
+
 @pytest.fixture
 def sources_root(tmp_path: Path) -> Path:
     """A minimal patch set: a new file and a yaml fragment (topic one), a docs fragment (topic two)."""
@@ -80,3 +94,30 @@ def make_checkout(path: Path, docs_name: str = "torch.md") -> Path:
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
     return make_checkout(tmp_path / "pytorch")
+
+
+def fixture_text_for(fragment_file: FragmentFile) -> str:
+    """A stand-in for a file the wheel lacks: filler around each of its fragments' anchors.
+
+    An anchor made of lines that an earlier fragment adds (a later commit taking them back) is not
+    upstream content, so it is left out.
+    """
+    added = {line for fragment in fragment_file.fragments for line in fragment.text if line not in fragment.anchor}
+    blocks = ["# upstream content before"]
+    for fragment in fragment_file.fragments:
+        if added.isdisjoint(fragment.anchor):
+            blocks += [*fragment.anchor, "# upstream content between"]
+    return "\n".join(blocks) + "\n"
+
+
+def checkout_shaped_tree(path: Path, sources: Sources) -> Path:
+    """The base made from the wheel, plus fixture files holding the anchors of the files the wheel lacks."""
+    from scripts.base import build_base
+
+    git(path.parent, "clone", "-q", str(build_base()), str(path))
+    for fragment_file in sources.fragment_files:
+        if fragment_file.target_in(path) is None:
+            write(path / fragment_file.upstream_path, fixture_text_for(fragment_file))
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "fixture files the wheel lacks", env=FIXED_IDENTITY)
+    return path

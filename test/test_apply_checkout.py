@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import fragment_toml, make_checkout, write
+from conftest import checkout_shaped_tree, fragment_toml, make_checkout, write
 
 import scripts.apply_checkout as apply_checkout
 from scripts.apply_checkout import ApplyError, apply_to_checkout
-from scripts.fragments import FragmentFile, load_sources
-from scripts.gitutil import FIXED_IDENTITY, git
+from scripts.fragments import load_sources
+from scripts.gitutil import git
 
 
 def snapshot(repo: Path) -> tuple[str, str, str, str]:
@@ -179,26 +179,10 @@ def test_existing_branch_is_refused(sources_root: Path, checkout: Path) -> None:
         apply_to_checkout(checkout, "cbrt", load_sources(sources_root))
 
 
-def fixture_text_for(fragment_file: FragmentFile) -> str:
-    """A stand-in for a file the wheel lacks: filler around each of its fragments' anchors."""
-    blocks = ["# upstream content before"]
-    for fragment in fragment_file.fragments:
-        blocks += [*fragment.anchor, "# upstream content between"]
-    return "\n".join(blocks) + "\n"
-
-
 def test_the_real_patch_set_applies_to_a_checkout_shaped_tree(tmp_path: Path) -> None:
     """The base from the wheel, plus fixture files holding the anchors of the files the wheel lacks."""
-    from scripts.base import build_base
-
-    checkout = tmp_path / "pytorch"
-    git(tmp_path, "clone", "-q", str(build_base()), str(checkout))
     sources = load_sources()
-    for fragment_file in sources.fragment_files:
-        if fragment_file.target_in(checkout) is None:
-            write(checkout / fragment_file.upstream_path, fixture_text_for(fragment_file))
-    git(checkout, "add", "-A")
-    git(checkout, "commit", "-q", "-m", "fixture files the wheel lacks", env=FIXED_IDENTITY)
+    checkout = checkout_shaped_tree(tmp_path / "pytorch", sources)
     assert apply_to_checkout(checkout, "cbrt", sources).startswith(f"applied: {len(sources.topics)} commits")
     subjects = git(checkout, "log", "--format=%s", "main..cbrt").splitlines()[::-1]
     assert subjects == [t.subject for t in sources.topics]

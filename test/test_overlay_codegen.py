@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
+
+from scripts.fragments import load_sources
+from scripts.layout import REPO_ROOT
 
 pytest.importorskip("yaml")  # torchgen needs PyYAML
 overlay_codegen = pytest.importorskip("scripts.overlay_codegen")
@@ -42,3 +46,30 @@ def test_refuses_a_foreign_non_empty_out_dir(tmp_path: Path) -> None:
         overlay_codegen.check_out_dir(tmp_path)
     (tmp_path / "sources.cmake").write_text(overlay_codegen.MANIFEST_HEADER + "\n")
     overlay_codegen.check_out_dir(tmp_path)
+
+
+def harness_of(path: str, root: Path) -> str:
+    out = overlay_codegen.Output(root / "gen", None, set(), defaultdict(list))
+    overlay_codegen.gen_aten_harnesses(REPO_ROOT, out)
+    harness = next(h for h in overlay_codegen.ATEN_HARNESSES if h.upstream_path == path)
+    return (root / "gen" / "aten" / harness.template).read_text()
+
+
+@pytest.mark.parametrize("harness", overlay_codegen.ATEN_HARNESSES, ids=lambda h: h.upstream_path)
+def test_every_added_line_of_a_file_the_wheel_lacks_is_compiled_in_its_harness(
+    harness: overlay_codegen.Harness, tmp_path: Path
+) -> None:
+    fragments = load_sources().fragment_files
+    added = [line for ff in fragments if ff.upstream_path == harness.upstream_path for f in ff.fragments for line in f.text]
+    assert added, f"no fragments of {harness.upstream_path}"
+    text = harness_of(harness.upstream_path, tmp_path).splitlines()
+    assert [line for line in added if line.strip() and line not in text] == []
+
+
+def test_harness_puts_includes_first_and_meta_functions_in_at_meta(tmp_path: Path) -> None:
+    text = harness_of("aten/src/ATen/native/UnaryOps.cpp", tmp_path)
+    include = text.index("#include <ATen/ops/cbrt_native.h>")
+    meta_ns, native_ns = text.index("namespace at::meta {"), text.index("namespace at::native {")
+    assert include < meta_ns < text.index("TORCH_META_FUNC(cbrt)") < native_ns
+    assert native_ns < text.index("CREATE_UNARY_TORCH_IMPL_FUNC(cbrt_out, cbrt_stub)")
+    assert native_ns < text.index("DEFINE_DISPATCH(cbrt_stub);")

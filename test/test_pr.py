@@ -5,11 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import TEST_USER, checkout_shaped_tree, write
 
+from scripts.apply_checkout import ApplyError
 from scripts.fragments import load_sources
+from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
-from scripts.pr import NOT_RUN, PrInputs, all_touched_paths, markdown_section, write_pr
+from scripts.pr import (
+    COMPLETE_COMMAND,
+    NOT_RUN,
+    PrInputs,
+    all_touched_paths,
+    markdown_section,
+    not_in_series,
+    write_pr,
+)
 
 PASSING_SUITE = """\
 <testsuites><testsuite name="test_ops.py">
@@ -84,7 +94,7 @@ def test_pr_names_every_topic_subject_in_order(real_repo_pr: tuple[Path, str]) -
 def test_pr_lists_every_touched_file(real_repo_pr: tuple[Path, str]) -> None:
     _, text = real_repo_pr
     paths = all_touched_paths(load_sources())
-    assert "aten/src/ATen/native/Cbrt.cpp" in paths
+    assert "aten/src/ATen/native/sparse/SparseUnaryOps.cpp" in paths
     for path in paths:
         assert f"`{path}`" in text
 
@@ -121,7 +131,7 @@ def test_pr_checklist_points_at_the_files_to_review(real_repo_pr: tuple[Path, st
     assert checklist is not None
     assert all(line.startswith("- [ ] ") for line in checklist)
     by_label = {line.split(":", 1)[0]: line for line in checklist}
-    assert "`aten/src/ATen/native/Cbrt.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
+    assert "`aten/src/ATen/native/UnaryOps.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
     assert "`tools/autograd/derivatives.yaml`" in by_label["- [ ] derivatives.yaml (backward, forward AD)"]
     assert "`aten/src/ATen/functorch/BatchRulesUnaryOps.cpp`" in by_label["- [ ] vmap batch rule"]
 
@@ -193,3 +203,60 @@ def test_overlay_results_of_make_test_appear_in_the_matrix(tmp_path: Path) -> No
     )
     row = next(line for line in overlay_matrix(xml) if line.startswith("| `make test`"))
     assert "| 1 | 0 | 0 | 1 |" in row
+
+
+def test_pr_without_a_checkout_says_what_the_series_lacks_and_how_to_complete_it(
+    real_repo_pr: tuple[Path, str],
+) -> None:
+    _, text = real_repo_pr
+    commits = markdown_section(text, lambda title: title.startswith("Commits"))
+    assert commits is not None
+    assert any(line.startswith("Incomplete:") and f"`{COMPLETE_COMMAND}`" in line for line in commits)
+    for topic, path in not_in_series(REPO_ROOT / "patches"):
+        assert f"- {topic}: `{path}`" in commits
+
+
+def test_pr_carries_a_test_plan_per_commit_and_the_follow_ups(real_repo_pr: tuple[Path, str]) -> None:
+    _, text = real_repo_pr
+    plan = markdown_section(text, lambda title: title == "Test Plan")
+    assert plan is not None
+    for topic in load_sources().topics:
+        assert f"{topic.subject}:" in plan
+    assert "(cd test && python -m pytest test_torch.py -k 'cbrt or test_doc')" in plan
+    follow_ups = markdown_section(text, lambda title: title == "Follow-ups")
+    assert follow_ups is not None and follow_ups[-1].startswith("Fixes #")
+    assert "core" in follow_ups[0] and "ONNX" in follow_ups[0] and "export" in follow_ups[0]
+
+
+def test_pr_on_a_checkout_exports_the_complete_series_under_the_users_name(tmp_path: Path) -> None:
+    sources = load_sources()
+    checkout = checkout_shaped_tree(tmp_path / "pytorch", sources)
+    head, branches = git(checkout, "rev-parse", "HEAD"), git(checkout, "branch", "--list")
+    output, results = tmp_path / "pr", tmp_path / "results"
+    write(results / "test_ops.xml", PASSING_SUITE)
+    text = write_pr(PrInputs(REPO_ROOT, output, results, checkout, "4242"), sources).read_text()
+    names = (output / "series").read_text().split()
+    assert len(names) == len(sources.topics)
+    patches = [(output / name).read_text() for name in names]
+    assert all(f"From: {TEST_USER[0]} <{TEST_USER[1]}>" in patch for patch in patches)
+    assert all("Test Plan" in patch for patch in patches)
+    ops_runs = [p for p in patches if "pytest test_ops.py -k 'cbrt')\n  " in p]
+    assert ops_runs and all("test_ops.py -k 'cbrt')\n  ok: 2 passed, 0 failed, 0 errors, 1 skipped" in p for p in ops_runs)
+    assert "pytest test_torch.py -k 'cbrt or test_doc')\n  not run yet" in patches[0]
+    diffs = "".join(patches)
+    for fragment_file in sources.fragment_files:
+        assert f"diff --git a/{fragment_file.upstream_path} " in diffs, fragment_file.upstream_path
+    assert "Incomplete" not in text and not (output / "not-in-base.txt").exists()
+    assert "Every commit has what test_doc" in text and "Fixes #4242" in text
+    assert (git(checkout, "rev-parse", "HEAD"), git(checkout, "branch", "--list")) == (head, branches)
+
+
+def test_pr_on_a_checkout_refuses_without_a_git_identity(
+    sources_root: Path, checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_KEY_1", "GIT_CONFIG_VALUE_1"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
+    inputs = PrInputs(sources_root, tmp_path / "pr", tmp_path / "none", checkout)
+    with pytest.raises(ApplyError, match="user.name and user.email are not set"):
+        write_pr(inputs, load_sources(sources_root))

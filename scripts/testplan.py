@@ -1,0 +1,67 @@
+"""Commit messages with their Test Plan: the upstream suites a commit's content triggers, the command
+that runs each, and the counts from the JUnit XML that run wrote (never typed in)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from scripts.fragments import FragmentError, Topic
+from scripts.junit_summary import SuiteResult, summarize_dir, summarize_file
+from scripts.layout import REPO_ROOT
+from scripts.upstream_suites import RESULTS_DIR, SUITES, Suite
+
+NOT_RUN = "not run yet"
+SUITES_BY_PATH = {suite.path: suite for suite in SUITES}
+COUNTS_LATER = "Counts: `make apply` and `make pr` add them from the JUnit XML these commands write."
+OVERLAY_SUITE = "make test"
+OVERLAY_RESULTS = REPO_ROOT / "build" / "test-results" / "overlay.xml"  # written by `make test`
+
+
+def suites_of(topic: Topic) -> list[Suite]:
+    unknown = [path for path in topic.tests if path not in SUITES_BY_PATH]
+    if unknown:
+        raise FragmentError(
+            f"topics.toml: topic {topic.id!r} lists tests {unknown}; use suites of scripts/upstream_suites.py"
+        )
+    return [SUITES_BY_PATH[path] for path in topic.tests]
+
+
+def suite_command(suite: Suite) -> str:
+    return f"(cd test && python -m pytest {suite.path} -k '{suite.keyword}')"
+
+
+def counts(result: SuiteResult | None) -> str:
+    if result is None:
+        return NOT_RUN
+    return (
+        f"{result.verdict}: {result.passed} passed, {result.failed} failed, "
+        f"{result.errors} errors, {result.skipped} skipped"
+    )
+
+
+def test_plan(topic: Topic, results: Mapping[str, SuiteResult] | None) -> list[str]:
+    """The commands of the topic's upstream suites, then this repo's; with `results`, each with its counts."""
+    lines = ["Test Plan (`make pytorch` runs these on the whole stack; `make test` on the overlay build):", ""]
+    commands = [(suite_command(suite), suite.path) for suite in suites_of(topic)]
+    commands.append(("make test", OVERLAY_SUITE))
+    for command, name in commands:
+        lines.append(command)
+        if results is not None:
+            lines.append(f"  {counts(results.get(name))}")
+    if results is None:
+        lines += ["", COUNTS_LATER]
+    return lines
+
+
+def commit_message(topic: Topic, results: Mapping[str, SuiteResult] | None = None) -> str:
+    plan = "\n".join(test_plan(topic, results))
+    return f"{topic.subject}\n\n{topic.body.strip()}\n\n{plan}\n"
+
+
+def load_results(results_dir: Path = RESULTS_DIR, overlay_xml: Path = OVERLAY_RESULTS) -> dict[str, SuiteResult]:
+    """Upstream suites by path, and this repo's `make test` under OVERLAY_SUITE, from their JUnit XML."""
+    results = {result.name: result for result in summarize_dir(results_dir)}
+    if overlay_xml.is_file():
+        results[OVERLAY_SUITE] = summarize_file(overlay_xml)
+    return results
