@@ -4,8 +4,8 @@
 #include <ATen/Dispatch.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/TensorIterator.h>
-#include <ATen/native/cuda/Loops.cuh>
 #include <c10/util/generic_math.h>
+#include <ATen/native/cuda/Loops.cuh>
 
 namespace at::native {
 
