@@ -26,6 +26,10 @@ def test_every_half_and_bfloat16_input_is_correctly_rounded(reports: dict, dtype
     assert reports[dtype].not_correctly_rounded == 0, reports[dtype]
 
 
+# docs/CBRT_KERNEL.md: 0.5 ulp + 1/3 ulp (float32), 0.5 ulp + 2^-53 / 3 relative (float64).
+DOCUMENTED_BOUND = {"float32": 0.75, "float64": 0.67}
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_error_stays_within_the_documented_bound(reports: dict, dtype: str) -> None:
-    assert reports[dtype].max_ulp <= 0.84, reports[dtype]
+    assert reports[dtype].max_ulp <= DOCUMENTED_BOUND[dtype], reports[dtype]
