@@ -54,3 +54,13 @@ def test_every_architecture_and_capability_gives_the_same_bits(toolchains: None,
     outcomes = run_all(torch_include(), tmp_path, builds, sample=1 << 20, seed=2024, jobs=2)
     assert {o.build.name for o in outcomes} >= {"aarch64-neon", "aarch64-sve256", "ppc64le-vsx", "s390x-zvector"}
     assert report(outcomes, with_torch=True) == []
+
+
+def test_without_root_the_check_is_skipped_naming_the_packages_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scripts.cross_arch.toolchain as toolchain
+
+    monkeypatch.setattr(toolchain.shutil, "which", lambda p: "/usr/bin/apt-get" if p == "apt-get" else None)
+    monkeypatch.setattr(toolchain.os, "geteuid", lambda: 1000)
+    reason = install(["s390x-linux-gnu-g++", "qemu-s390x"])
+    assert reason == ("cross-arch check skipped: not root; needs s390x-linux-gnu-g++ qemu-s390x: "
+                      "install g++-s390x-linux-gnu qemu-user (apt-get install, as root)")

@@ -175,7 +175,7 @@ def report(outcomes: list[Outcome], with_torch: bool) -> list[str]:
         state = "reference" if outcome is reference else "identical" if not found else "DIFFERENT"
         state += "" if outcome.error is None else ", FAILED"
         runner = " ".join(outcome.build.runner) or "native"
-        print(f"cross-arch: {outcome.build.name:15} {state:10} compile {outcome.compile_seconds:5.1f}s, "
+        print(f"cross-arch: {outcome.build.name:18} {state:10} compile {outcome.compile_seconds:5.1f}s, "
               f"run {outcome.run_seconds:5.1f}s ({runner})")
     if with_torch:
         found = compare_with_torch(reference.folder)
@@ -183,7 +183,7 @@ def report(outcomes: list[Outcome], with_torch: bool) -> list[str]:
             print("cross-arch: this torch has no torch.cbrt (overlay not built): not compared with it")
         else:
             problems += [f"torch.cbrt vs {reference.build.name}: {p}" for p in found]
-            print(f"cross-arch: torch.cbrt      {'identical' if not found else 'DIFFERENT'}")
+            print(f"cross-arch: torch.cbrt         {'identical' if not found else 'DIFFERENT'}")
     return problems
 
 

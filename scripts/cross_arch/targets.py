@@ -40,6 +40,10 @@ BUILDS: tuple[Build, ...] = (
           cpu_flags=("avx512f", "avx512bw", "avx512vl", "avx512dq", "fma")),
     Build("aarch64-neon", "aarch64-linux-gnu-g++", (*capability("DEFAULT"), "-DCPU_CAPABILITY_NEON", *ARM_SLEEF),
           runner=("qemu-aarch64",), uses_sleef_shim=True),
+    # armv8.2-a+fp16 turns on the NEON half headers' __ARM_FEATURE_FP16_VECTOR_ARITHMETIC paths.
+    Build("aarch64-neon-fp16", "aarch64-linux-gnu-g++",
+          ("-march=armv8.2-a+fp16", *capability("DEFAULT"), "-DCPU_CAPABILITY_NEON", *ARM_SLEEF),
+          runner=("qemu-aarch64", "-cpu", "max"), uses_sleef_shim=True),
     Build("aarch64-sve256", "aarch64-linux-gnu-g++",
           ("-march=armv8-a+sve+bf16", "-msve-vector-bits=256", "-D__ARM_FEATURE_BF16", "-DCPU_CAPABILITY_SVE",
            *capability("SVE256"), *ARM_SLEEF),
