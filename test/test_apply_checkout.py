@@ -10,7 +10,7 @@ from conftest import checkout_shaped_tree, fragment_toml, make_checkout, write
 import scripts.apply_checkout as apply_checkout
 from scripts.apply_checkout import ApplyError, apply_to_checkout
 from scripts.fragments import load_sources
-from scripts.gitutil import git
+from scripts.gitutil import FIXED_IDENTITY, git
 
 
 def snapshot(repo: Path) -> tuple[str, str, str, str]:
