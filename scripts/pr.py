@@ -307,15 +307,18 @@ def new_schemas(sources: Sources) -> list[str]:
 
 def bc_note(sources: Sources) -> list[str]:
     replaced = [f for f in fragments_on(sources, NATIVE_FUNCTIONS) if f.where == "replace"]
+    behaviour = [t for t in sources.topics if "Behaviour change" in t.body]
     lines = ["## BC-breaking?", ""]
     if replaced:
         lines.append(f"Check: {len(replaced)} fragment(s) replace lines of `{NATIVE_FUNCTIONS}`.")
+    elif behaviour:
+        lines.append("No schema breaks: `native_functions.yaml` gains these schemas and no existing schema changes:")
     else:
         lines.append("No. New operator only: `native_functions.yaml` gains these schemas and no existing schema changes:")
     lines += ["", *(f"- `{schema}`" for schema in new_schemas(sources))]
-    behaviour = [t for t in sources.topics if "Behaviour change" in t.body]
     if behaviour:
-        lines += ["", "Behaviour changes, each stated in the commit that makes it:", ""]
+        lines += ["", "Behaviour changes (results change; nothing that worked stops working), each stated in the "
+                  "commit that makes it:", ""]
         lines += [f"- {t.subject}" for t in behaviour]
     return lines
 

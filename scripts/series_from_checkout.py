@@ -55,6 +55,15 @@ def unmet_by_commit(repo: Path, base: str) -> dict[str, list[str]]:
     return found
 
 
+def series_base(checkout: Path, sources: Sources) -> str:
+    """HEAD, or the commit below the series when HEAD already carries it (`make apply`, `make pytorch`)."""
+    subjects = [topic.subject for topic in sources.topics]
+    recent = git(checkout, "log", f"-{len(subjects)}", "--format=%s").splitlines()[::-1]
+    if recent == subjects:
+        return git(checkout, "rev-parse", f"HEAD~{len(subjects)}").strip()
+    return head_commit(checkout)
+
+
 def export_from_checkout(
     checkout: Path, output: Path, sources: Sources, results: Mapping[str, SuiteResult]
 ) -> ExportedSeries:
@@ -64,7 +73,7 @@ def export_from_checkout(
     """
     check_source(checkout)
     identity = commit_identity(checkout)
-    base = head_commit(checkout)
+    base = series_base(checkout, sources)
     with tempfile.TemporaryDirectory(prefix="cbrt-pr-") as scratch:
         clone = Path(scratch) / "pytorch"
         git(Path(scratch), "clone", "-q", "--shared", "--no-checkout", str(checkout), str(clone))

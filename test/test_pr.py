@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import TEST_USER, checkout_shaped_tree, write
 
-from scripts.apply_checkout import ApplyError
+from scripts.apply_checkout import ApplyError, apply_to_checkout
 from scripts.fragments import load_sources
 from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
@@ -260,3 +260,14 @@ def test_pr_on_a_checkout_refuses_without_a_git_identity(
     inputs = PrInputs(sources_root, tmp_path / "pr", tmp_path / "none", checkout)
     with pytest.raises(ApplyError, match="user.name and user.email are not set"):
         write_pr(inputs, load_sources(sources_root))
+
+
+def test_pr_on_a_checkout_that_already_carries_the_series_exports_it_from_below(tmp_path: Path) -> None:
+    sources = load_sources()
+    checkout = checkout_shaped_tree(tmp_path / "pytorch", sources)
+    base = git(checkout, "rev-parse", "HEAD").strip()
+    apply_to_checkout(checkout, "cbrt", sources)
+    output = tmp_path / "pr"
+    text = write_pr(PrInputs(REPO_ROOT, output, tmp_path / "none", checkout), sources).read_text()
+    assert len((output / "series").read_text().split()) == len(sources.topics)
+    assert f"at `{base[:12]}`" in text and "Every commit has what test_doc" in text
