@@ -41,6 +41,7 @@ from scripts.pin import DriftError, load_pin
 
 OVERLAY_DIR = REPO_ROOT / "scripts" / "overlay"
 NATIVE_SOURCES = REPO_ROOT / "aten_native" / "aten" / "src" / "ATen" / "native"
+HARNESS_FRAGMENTS = REPO_ROOT / "aten_native"
 FUNCTORCH_FRAGMENTS = REPO_ROOT / "frontend/aten/src/ATen/functorch/BatchRulesUnaryOps.cpp.fragments.toml"
 PACKAGE = overlay_install.PACKAGE
 BUILD_ROOT = REPO_ROOT / "build" / "overlay"
@@ -142,6 +143,8 @@ def codegen_digest(build: Build) -> str:
     inputs = [build.site / m for m in CODEGEN_INPUT_MEMBERS if (build.site / m).is_file()]
     inputs += [p for p in tree_files(torchgen) if p.suffix in (".py", ".yaml", ".h", ".cpp")]
     inputs += [REPO_ROOT / "scripts/overlay_codegen.py", FUNCTORCH_FRAGMENTS, *tree_files(OVERLAY_DIR / "templates")]
+    # The harnesses compile the added lines of fragments to files the wheel lacks (UnaryOps.cpp, sparse).
+    inputs += [p for p in tree_files(HARNESS_FRAGMENTS) if p.name.endswith(".fragments.toml")]
     roots = [p for p in inputs if p.is_relative_to(build.site)]
     local = [p for p in inputs if not p.is_relative_to(build.site)]
     return files_digest(roots, build.site) + files_digest(local, REPO_ROOT) + build.target.torch_version

@@ -3,6 +3,7 @@ the install it started from (previous overlay or none) and says which; bad inter
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -299,3 +300,20 @@ def test_torchgen_reruns_only_when_its_inputs_change(tmp_path: Path, monkeypatch
     yaml.write_text("- func: sqrt(Tensor self) -> Tensor\n\n- func: cbrt(Tensor self) -> Tensor\n")
     overlay_build.codegen(build)
     assert len(runs) == 2
+
+
+def test_torchgen_reruns_when_a_fragment_compiled_in_a_harness_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    python = fake_install(tmp_path, "2.12.0")
+    fragments = Path(overlay_build.REPO_ROOT) / "build" / "test-harness-fragments"
+    shutil.rmtree(fragments, ignore_errors=True)
+    (fragments / "sparse").mkdir(parents=True)
+    harness_fragment = fragments / "sparse" / "SparseUnaryOps.cpp.fragments.toml"
+    harness_fragment.write_text("# COALESCED_UNARY_UFUNC(cbrt)\n")
+    monkeypatch.setattr(overlay_build, "HARNESS_FRAGMENTS", fragments)
+    build = overlay_build.Build(overlay_build.probe(python), 1, "AUTO", frozenset())
+    before = overlay_build.codegen_digest(build)
+    harness_fragment.write_text("# COALESCED_UNARY_UFUNC(cbrt) changed\n")
+    assert overlay_build.codegen_digest(build) != before
+    shutil.rmtree(fragments)
