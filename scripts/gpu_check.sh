@@ -32,6 +32,11 @@ stage() {  # stage NAME COMMAND...: run, log to OUT_DIR/NAME.log, time it, keep 
   fi
 }
 
+sweep() {  # the accuracy sweep of every dtype, then its verdict against the documented bounds
+  "$python" -m scripts.accuracy --dtypes float16 bfloat16 float32 float64 --json "$out/accuracy.json" "$@" \
+    && "$python" -m scripts.gpu.bounds "$out/accuracy.json"
+}
+
 if [ $rehearse = 1 ]; then
   note "rehearsal on the CPU: CUDA-only steps run their CPU counterpart or are skipped"
   if [ -n "${2:-}" ]; then python=$2; else
@@ -64,17 +69,13 @@ stage cuda-tests "$python" -m pytest test/test_cbrt_cuda.py -q -p no:cacheprovid
   && note "$(grep -E '[0-9]+ (passed|skipped|failed)' "$out/cuda-tests.log" | tail -n 1)"
 if [ $device = cuda ]; then
   stage bitwise "$python" -m scripts.gpu.bitwise --device cuda --json "$out/bitwise.json"
-  stage accuracy bash -c "\"$1\" -m scripts.accuracy --dtypes float16 bfloat16 float32 float64 \
-    --candidates 'torch.cbrt (cuda)' --workers $2 --float64-count 10000000 --json '$3/accuracy.json' \
-    && \"$1\" -m scripts.gpu.bounds '$3/accuracy.json'" _ "$python" "$jobs" "$out"
+  stage accuracy sweep --candidates 'torch.cbrt (cuda)' --workers "$jobs" --float64-count 10000000
   stage bench "$python" -m scripts.gpu.bench --device cuda --json "$out/bench.json"
 else
   note "bitwise: no CUDA here; the counterpart compares the CPU's per-element path with its vectorized one"
   stage bitwise "$python" -m scripts.gpu.bitwise --device cpu-strided --sample 1048576 --json "$out/bitwise.json"
   note "accuracy: no CUDA here; the counterpart sweeps the CPU kernel on the first 2^22 inputs of each dtype"
-  stage accuracy bash -c "\"$1\" -m scripts.accuracy --dtypes float16 bfloat16 float32 float64 \
-    --candidates torch.cbrt --workers 2 --limit 4194304 --float64-count 100000 --json '$2/accuracy.json' \
-    && \"$1\" -m scripts.gpu.bounds '$2/accuracy.json'" _ "$python" "$out"
+  stage accuracy sweep --candidates torch.cbrt --workers 2 --limit 4194304 --float64-count 100000
   note "bench: no CUDA here; the counterpart measures the CPU at 2^16 and 2^18, without the 90% target"
   stage bench "$python" -m scripts.gpu.bench --device cpu --exponents 16 18 --json "$out/bench.json"
 fi

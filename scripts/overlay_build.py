@@ -306,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     inputs = inputs_digest(build.settings())
     if up_to_date(build, inputs):
         mark_ready(build)
+        for line in read_record(build.site).skipped_fragments:
+            print(f"overlay: skipped {line}", file=sys.stderr)
         print(f"overlay: up to date ({describe_installed(build)}; sources and installed files unchanged)")
         return 0
     pin = load_pin().version
