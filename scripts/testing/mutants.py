@@ -20,6 +20,7 @@ from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
 
 KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
+SCALAR_ALGORITHM = "aten_native/c10/util/generic_math.h.fragments.toml"
 
 
 @dataclass(frozen=True)
@@ -36,54 +37,61 @@ MUTANTS = (
     Mutant(
         "DEFAULT build returns NaN for float64 inputs above 2^1000",
         KERNEL,
-        "double cbrt_refined(double x) {\n",
-        "double cbrt_refined(double x) {\n  if (std::fabs(x) > 0x1p1000 && std::isfinite(x)) return NAN;\n",
+        "            [](Vectorized<scalar_t> a) { return a.cbrt(); });\n",
+        "            [](Vectorized<scalar_t> a) {\n"
+        "              auto y = a.cbrt();\n"
+        "#if !defined(CPU_CAPABILITY_AVX2) && !defined(CPU_CAPABILITY_AVX512)\n"
+        "              if constexpr (std::is_same_v<scalar_t, double>) {\n"
+        "                const auto ax = a.abs();\n"
+        "                y = Vectorized<double>::blendv(y, Vectorized<double>(NAN),\n"
+        "                    (ax > Vectorized<double>(0x1p1000)) & (ax != Vectorized<double>(INFINITY)));\n"
+        "              }\n"
+        "#endif\n"
+        "              return y;\n"
+        "            });\n",
         ("test/test_cpu_capabilities.py",),
         rebuild=True,
     ),
     Mutant(
         "bfloat16 scalar path (strided inputs, loop tails) misrounds 1 input in 32",
         KERNEL,
-        "        [](BFloat16 a) -> BFloat16 {\n",
-        "        [](BFloat16 a) -> BFloat16 {\n"
-        "          if ((a.x & 31) == 7) {\n"
-        "            BFloat16 wrong = static_cast<float>(std::cbrt(static_cast<double>(a)));\n"
-        "            wrong.x ^= 1;\n"
-        "            return wrong;\n"
-        "          }\n",
+        "    return static_cast<BFloat16>(\n        c10::cbrt_portable_bfloat16(static_cast<float>(a)));\n",
+        "    BFloat16 y = static_cast<BFloat16>(\n        c10::cbrt_portable_bfloat16(static_cast<float>(a)));\n"
+        "    if ((a.x & 31) == 7) {\n"
+        "      y.x ^= 1;\n"
+        "    }\n"
+        "    return y;\n",
         ("test/test_accuracy.py", "-k", "bfloat16"),
         rebuild=True,
     ),
     Mutant(
-        "float32 result 1 ULP off on 1 input in 64 (vectorized and scalar paths)",
+        "float32 result 1 ULP off on 1 input in 64 (vectorized path)",
         KERNEL,
-        "          [](scalar_t a) -> scalar_t { return cbrt_scalar(a); },\n"
-        "          [](Vectorized<scalar_t> a) { return cbrt_vec(a); });\n",
-        "          [](scalar_t a) -> scalar_t { return cbrt_scalar(a); },\n"
-        "          [](Vectorized<scalar_t> a) {\n"
-        "            auto y = cbrt_vec(a);\n"
-        "            if constexpr (std::is_same_v<scalar_t, float>) {\n"
-        "              __at_align__ float xs[Vectorized<float>::size()];\n"
-        "              __at_align__ float ys[Vectorized<float>::size()];\n"
-        "              a.store(xs);\n"
-        "              y.store(ys);\n"
-        "              for (int64_t i = 0; i < Vectorized<float>::size(); i++) {\n"
-        "                if ((c10::bit_cast<uint32_t>(xs[i]) & 63) == 0 && std::isfinite(ys[i]) && ys[i] != 0) {\n"
-        "                  ys[i] = std::nextafter(ys[i], INFINITY);\n"
+        "            [](Vectorized<scalar_t> a) { return a.cbrt(); });\n",
+        "            [](Vectorized<scalar_t> a) {\n"
+        "              auto y = a.cbrt();\n"
+        "              if constexpr (std::is_same_v<scalar_t, float>) {\n"
+        "                __at_align__ float xs[Vectorized<float>::size()];\n"
+        "                __at_align__ float ys[Vectorized<float>::size()];\n"
+        "                a.store(xs);\n"
+        "                y.store(ys);\n"
+        "                for (int64_t i = 0; i < Vectorized<float>::size(); i++) {\n"
+        "                  if ((c10::bit_cast<uint32_t>(xs[i]) & 63) == 0 && std::isfinite(ys[i]) && ys[i] != 0) {\n"
+        "                    ys[i] = std::nextafter(ys[i], INFINITY);\n"
+        "                  }\n"
         "                }\n"
+        "                return Vectorized<float>::loadu(ys);\n"
         "              }\n"
-        "              return Vectorized<float>::loadu(ys);\n"
-        "            }\n"
-        "            return y;\n"
-        "          });\n",
+        "              return y;\n"
+        "            });\n",
         ("test/test_cbrt_op.py", "-k", "documented_ulp_bound"),
         rebuild=True,
     ),
     Mutant(
         "bfloat16 polynomial step misrounds (a coefficient 2^-12 off)",
-        KERNEL,
-        "    0.6666524f,\n",
-        "    0.6668152f,\n",
+        SCALAR_ALGORITHM,
+        "      F(0.6666524f));\n",
+        "      F(0.6668152f));\n",
         ("test/test_cbrt_op.py", "-k", "documented_ulp_bound"),
         rebuild=True,
     ),
@@ -104,8 +112,8 @@ MUTANTS = (
     Mutant(
         "overlay build keeps the new library when a step fails",
         "scripts/overlay_build.py",
-        "settle_libraries(site, keep_new=False)",
-        "settle_libraries(site, keep_new=True)",
+        "    except BaseException:\n        snapshot.restore()\n        raise\n",
+        "    except BaseException:\n        raise\n",
         ("test/test_overlay_build.py",),
     ),
     Mutant(
