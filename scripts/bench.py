@@ -23,6 +23,7 @@ import torch.utils.benchmark as benchmark
 from scripts.alternatives import prims_composite, tutorial_composite
 from scripts.bench_baselines import SCALAR_LOOP, baseline_kernels
 from scripts.cross_arch.targets import host_cpu_flags
+from scripts.gpu.report import carried_over
 from scripts.layout import REPO_ROOT
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], object]
@@ -380,7 +381,7 @@ def main() -> None:
     plot = args.output.with_name("benchmarks.png")
     plot_throughput(results, plot)
     command = "python -m scripts.bench " + " ".join(sys.argv[1:])
-    args.output.write_text(write_report(results, sizes, command.strip(), plot))
+    args.output.write_text(carried_over(write_report(results, sizes, command.strip(), plot), args.output))
     print(f"bench: wrote {args.output} and {plot}")
 
 

@@ -92,3 +92,16 @@ def test_a_missing_package_without_wheels_gets_one_line(
     assert install_bundle.main() == 1
     assert capsys.readouterr().err == (f"bundle: error: no-such-package-here missing and no wheels in {tmp_path}; run "
                                        "`make gpu-bundle` where pip has a network and carry build/wheelhouse along\n")
+
+
+def test_a_cpu_benchmark_run_keeps_the_gpu_section(tmp_path) -> None:
+    previous = tmp_path / "BENCHMARKS.md"
+    previous.write_text(f"# old CPU tables\n\n{report.BEGIN}\n{report.HEADING}\n\n- float32: 0 of 4 differ\n{report.END}\n")
+    kept = report.carried_over("# new CPU tables\n", previous)
+    assert kept.startswith("# new CPU tables\n") and "old CPU" not in kept
+    assert "- float32: 0 of 4 differ\n" in kept and kept.count(report.BEGIN) == 1
+
+
+def test_a_first_cpu_benchmark_run_says_the_gpu_is_not_measured(tmp_path) -> None:
+    kept = report.carried_over("# CPU tables\n", tmp_path / "missing.md")
+    assert report.BEGIN in kept and "Not measured yet" in kept

@@ -50,6 +50,24 @@ def filled(text: str, body: str) -> str:
     return text.rstrip("\n") + "\n\n" + block
 
 
+NOT_MEASURED = f"""{HEADING}
+
+Not measured yet: no run on a GPU so far. The README's GPU section gives the two commands that fill
+this section.
+"""
+
+
+def carried_over(new_report: str, previous: Path) -> str:
+    """new_report (a CPU run of scripts.bench) with the GPU section that `previous` holds, so a CPU
+    benchmark run never drops GPU figures."""
+    text = previous.read_text() if previous.is_file() else ""
+    if BEGIN in text and END in text:
+        body = text[text.index(BEGIN) + len(BEGIN):text.index(END)].lstrip("\n")
+    else:
+        body = NOT_MEASURED
+    return filled(new_report, body)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out_dir", type=Path)
