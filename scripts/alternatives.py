@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 
-def tutorial_composite(x: torch.Tensor) -> torch.Tensor:
+def python_cube_root(x: torch.Tensor) -> torch.Tensor:
     """The usual Python cube root, sign(x) * abs(x) ** (1/3): the forward of the common CubeRootFunction prototype."""
     return torch.sign(x) * torch.abs(x) ** (1.0 / 3.0)
 

@@ -1,4 +1,4 @@
-"""The seed tutorial's example, run on the real operator: values, gradients and gradcheck."""
+"""Cube roots of a few values, their gradients and a gradcheck, run on the real operator."""
 
 from __future__ import annotations
 
