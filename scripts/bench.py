@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -27,6 +28,7 @@ from scripts.gpu.report import carried_over
 from scripts.layout import REPO_ROOT
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], object]
+COPY = "copy (bandwidth)"
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.half, "bfloat16": torch.bfloat16}
 
 
@@ -60,7 +62,7 @@ def kernels(with_compile: bool, baselines: dict[str, dict[str, Kernel]]) -> dict
         "sign(x) * abs(x) ** (1/3)": Candidate(lambda x, out: python_cube_root(x)),
         "copysign(pow(abs, 1/3))": Candidate(lambda x, out: prims_composite(x)),
         "torch.neg (bandwidth)": Candidate(lambda x, out: torch.neg(x, out=out)),
-        "copy (bandwidth)": Candidate(lambda x, out: out.copy_(x)),
+        COPY: Candidate(lambda x, out: out.copy_(x)),
     }
     table |= {name: per_dtype(loops) for name, loops in baselines.items()}
     if with_compile:
@@ -84,10 +86,17 @@ class Measurement:
     size: int
     threads: int
     seconds: float
+    # Median seconds in each interleaved round, and which side-by-side run the rounds belong to.
+    round_seconds: tuple[float, ...] = ()
+    batch: str = ""
 
     @property
     def gelem_per_s(self) -> float:
         return self.size / self.seconds / 1e9
+
+    @classmethod
+    def from_json(cls, fields: dict[str, object]) -> Measurement:
+        return cls(**{**fields, "round_seconds": tuple(fields.get("round_seconds", ()))})  # type: ignore[arg-type]
 
 
 def timer_for(name: str, kernel: Kernel, x: torch.Tensor, out: torch.Tensor, threads: int) -> benchmark.Timer:
@@ -108,6 +117,7 @@ def measure_side_by_side(table: dict[str, Candidate], dtype: str, size: int, thr
     passing disturbance of the shared machine lands on all of them rather than on one."""
     x = torch.empty(size, dtype=DTYPES[dtype]).uniform_(-1000, 1000)
     out = torch.empty_like(x)
+    batch = f"{os.getpid()} {dtype} {size} {threads}"
     names = [n for n, c in table.items() if c.applies(dtype, threads)]
     raws: dict[str, list[benchmark.Measurement]] = {n: [] for n in names}
     for _ in range(rounds):
@@ -117,7 +127,8 @@ def measure_side_by_side(table: dict[str, Candidate], dtype: str, size: int, thr
     for name in names:
         merged = benchmark.Measurement.merge(raws[name])[0]
         RAW_MEASUREMENTS.append(merged)
-        found.append(Measurement(name, dtype, size, threads, merged.median))
+        rounds_seconds = tuple(r.median for r in raws[name])
+        found.append(Measurement(name, dtype, size, threads, merged.median, rounds_seconds, batch))
     return found
 
 
@@ -162,7 +173,7 @@ def measure_other_build(capability: str, dtypes: list[str], sizes: list[int], mi
     result = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=REPO_ROOT)
     if result.returncode != 0:
         raise SystemExit(f"error: measuring the {capability} build failed:\n{result.stderr[-3000:]}")
-    return [Measurement(**m) for m in json.loads(result.stdout.strip().splitlines()[-1])]
+    return [Measurement.from_json(m) for m in json.loads(result.stdout.strip().splitlines()[-1])]
 
 
 def run_all(dtypes: list[str], sizes: list[int], threads: list[int], min_run_time: float, rounds: int,
@@ -228,22 +239,53 @@ def targets(sizes: list[int]) -> list[Target]:
     return rows
 
 
+def speedup(top: Measurement, bottom: Measurement) -> float:
+    """top's elements/s over bottom's. Two kernels timed in the same interleaved rounds are compared round by round
+    (median of the per-round ratios), so that a drift of the shared machine's speed between rounds cancels out."""
+    paired = top.batch != "" and top.batch == bottom.batch
+    if paired and len(top.round_seconds) == len(bottom.round_seconds) > 0:
+        return statistics.median(b / t for t, b in zip(top.round_seconds, bottom.round_seconds, strict=True))
+    return top.gelem_per_s / bottom.gelem_per_s
+
+
 def ratio(results: list[Measurement], target: Target, size: int) -> float | None:
     top = lookup(results, target.numerator[0], target.numerator[1], size, target.numerator[2])
     bottom = lookup(results, target.denominator[0], target.denominator[1], size, target.denominator[2])
-    return None if top is None or bottom is None else top.gelem_per_s / bottom.gelem_per_s
+    return None if top is None or bottom is None else speedup(top, bottom)
+
+
+# Numerators that write into a preallocated output, like the copy: only they have a bandwidth ceiling to compare.
+OUT_KERNELS = ("torch.cbrt", "torch.cbrt (AVX2 build)", "torch.cbrt (DEFAULT build)")
+
+
+def ceiling(results: list[Measurement], target: Target, size: int) -> float | None:
+    """The ratio a kernel would reach at the copy's speed: no kernel that reads and writes its tensors once
+    can beat it, so a target above it cannot be met on this machine at this size."""
+    if target.numerator[0] not in OUT_KERNELS:
+        return None
+    copy = lookup(results, COPY, target.numerator[1], size, target.numerator[2])
+    bottom = lookup(results, target.denominator[0], target.denominator[1], size, target.denominator[2])
+    return None if copy is None or bottom is None else speedup(copy, bottom)
 
 
 def target_rows(results: list[Measurement], sizes: list[int]) -> list[str]:
-    rows = ["| target | sizes | worst ratio | required | met |", "|---|---|---|---|---|"]
+    rows = ["| target | sizes | worst ratio | required | met | bandwidth ceiling at the worst size |",
+            "|---|---|---|---|---|---|"]
     for target in targets(sizes):
-        ratios = [r for s in target.sizes if (r := ratio(results, target, s)) is not None]
-        if not ratios:
-            rows.append(f"| {target.description} | - | not measured | {target.minimum} | - |")
+        measured = {s: r for s in target.sizes if (r := ratio(results, target, s)) is not None}
+        if not measured:
+            rows.append(f"| {target.description} | - | not measured | {target.minimum} | - | - |")
             continue
-        worst = min(ratios)
+        worst_size = min(measured, key=measured.__getitem__)
+        worst = measured[worst_size]
+        bound = ceiling(results, target, worst_size)
+        bound_text = "-" if bound is None else f"{bound:.2f}x"
+        if bound is not None and bound < target.minimum:
+            bound_text += " (target beyond it)"
         shown = ", ".join(f"2^{s.bit_length() - 1}" for s in target.sizes)
-        rows.append(f"| {target.description} | {shown} | {worst:.2f}x | {target.minimum}x | {'yes' if worst >= target.minimum else 'NO'} |")
+        met = "yes" if worst >= target.minimum else "NO"
+        rows.append(f"| {target.description} | {shown} | {worst:.2f}x at 2^{worst_size.bit_length() - 1} | "
+                    f"{target.minimum}x | {met} | {bound_text} |")
     return rows
 
 
@@ -313,7 +355,7 @@ def build_rows(results: list[Measurement]) -> list[str]:
 def write_report(results: list[Measurement], sizes: list[int], command: str, plot: Path | None) -> str:
     lines = ["# Benchmarks", "", f"Made by `{command}`; every figure below comes from that one run.", ""]
     lines += machine_lines() + [f"- {OUTPUT_NOTE}", "", "## Targets (ratios measured side by side in the same run)", ""]
-    lines += target_rows(results, sizes)
+    lines += [TARGETS_NOTE, ""] + target_rows(results, sizes)
     lines += ["", "## Why not Sleef", "", SLEEF_NOTE, ""] + sleef_rows(results, sizes)
     lines += ["", "## CPU capability builds (Gelem/s, 1 thread)", "", BUILDS_NOTE, ""] + build_rows(results)
     lines += ["", "## Throughput (Gelem/s, median over the merged rounds of torch.utils.benchmark's blocked_autorange)", ""]
@@ -323,6 +365,10 @@ def write_report(results: list[Measurement], sizes: list[int], command: str, plo
     return "\n".join(lines) + "\n"
 
 
+TARGETS_NOTE = ("Two kernels timed in the same interleaved rounds are compared round by round: a ratio is the median "
+                "of the per-round ratios. The bandwidth ceiling is the copy's ratio to the same denominator at the "
+                "worst size: a kernel that reads its input and writes its output once cannot beat it, so a target "
+                "above it cannot be met at that size on this machine.")
 SLEEF_NOTE = ("PyTorch's vectorized math mostly comes from Sleef, linked into libtorch_cpu, which exports vector cube "
               "roots within 1.0 ULP (u10) and 3.5 ULP (u35). The table runs them on the same inputs as the other "
               "kernels, 1 thread, 2^16 to 2^24 elements (ranges over those sizes).")

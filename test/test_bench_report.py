@@ -31,12 +31,12 @@ def numpy_row(rows: list[str]) -> str:
 
 def test_a_target_is_met_when_the_worst_ratio_reaches_it() -> None:
     row = numpy_row(target_rows(run_where(torch_seconds=1.0, numpy_seconds=1.25), SIZES))
-    assert row.endswith("| 1.25x | 1.0x | yes |"), row
+    assert row.endswith("| 1.25x at 2^16 | 1.0x | yes | - |"), row
 
 
 def test_a_target_below_its_minimum_says_no() -> None:
     row = numpy_row(target_rows(run_where(torch_seconds=1.0, numpy_seconds=0.8), SIZES))
-    assert row.endswith("| 0.80x | 1.0x | NO |"), row
+    assert row.endswith("| 0.80x at 2^16 | 1.0x | NO | - |"), row
 
 
 def test_a_target_without_measurements_says_so() -> None:
@@ -68,14 +68,15 @@ def test_sleef_and_the_other_builds_have_their_targets() -> None:
     rows = target_rows(run, SIZES)
     sleef = next(r for r in rows if r.startswith("| float64 vs Sleef u10 (AVX-512)"))
     default = next(r for r in rows if r.startswith("| float64 DEFAULT build"))
-    assert sleef.endswith("| 4.00x | 5.0x | NO |") and default.endswith("| 5.00x | 10.0x | NO |"), rows
+    assert sleef.endswith("| 4.00x at 2^16 | 5.0x | NO | - |"), rows
+    assert default.endswith("| 5.00x at 2^16 | 10.0x | NO | - |"), rows
 
 
 def test_the_compiled_kernel_is_compared_with_eager_allocating_its_result_too_from_2_20_elements() -> None:
     run = [measured(COMPILED_CBRT, "bfloat16", 1.9, 1 << 20), measured(EAGER_ALLOCATING, "bfloat16", 2.0, 1 << 20),
            measured(COMPILED_CBRT, "bfloat16", 0.5), measured(EAGER_ALLOCATING, "bfloat16", 2.0)]
     row = next(r for r in target_rows(run, [1 << 16, 1 << 20]) if r.startswith(f"| {COMPILED_CBRT} vs eager, bfloat16"))
-    assert row.endswith("| 2^20 | 0.95x | 0.9x | yes |"), row
+    assert row.endswith("| 2^20 | 0.95x at 2^20 | 0.9x | yes | - |"), row
 
 
 def test_every_build_is_reported_beside_the_picked_one() -> None:
@@ -90,3 +91,25 @@ def test_every_build_is_reported_beside_the_picked_one() -> None:
 def test_single_thread_loops_are_not_measured_on_two_threads() -> None:
     sleef = Candidate(lambda x, out: None, ("float32",), single_thread=True)
     assert [sleef.applies(d, t) for d, t in (("float32", 1), ("float32", 2), ("float64", 1))] == [True, False, False]
+
+
+def rounds(kernel: str, seconds: tuple[float, ...], batch: str = "one run") -> Measurement:
+    return Measurement(kernel, "float32", 1 << 24, 1, sorted(seconds)[len(seconds) // 2], seconds, batch)
+
+
+def test_kernels_timed_in_the_same_rounds_are_compared_round_by_round() -> None:
+    # The machine is slow while numpy runs in the second round and during all of the third: the per-kernel medians
+    # (1.0 s against 2.2 s) would take that for a 2.2x lead, the per-round ratios (1.1, 2.2, 1.1) do not.
+    run = [rounds("torch.cbrt", (1.0, 1.0, 2.0)), rounds("numpy.cbrt", (1.1, 2.2, 2.2))]
+    assert numpy_row(target_rows(run, [1 << 24])).startswith("| float32 vs numpy.cbrt, 1 thread | 2^24 | 1.10x at 2^24 |")
+
+
+def test_kernels_from_different_runs_are_compared_by_their_medians() -> None:
+    run = [rounds("torch.cbrt", (1.0, 1.0, 10.0), "run a"), rounds("numpy.cbrt", (1.0, 1.5, 11.0), "run b")]
+    assert numpy_row(target_rows(run, [1 << 24])).startswith("| float32 vs numpy.cbrt, 1 thread | 2^24 | 1.50x at 2^24 |")
+
+
+def test_a_target_beyond_what_the_copy_reaches_is_flagged() -> None:
+    run = [rounds("torch.cbrt", (1.0,)), rounds("Sleef u10 (AVX-512)", (2.0,)), rounds("copy (bandwidth)", (0.8,))]
+    row = next(r for r in target_rows(run, [1 << 24]) if r.startswith("| float32 vs Sleef u10"))
+    assert row.endswith("| 2.00x at 2^24 | 5.0x | NO | 2.50x (target beyond it) |"), row

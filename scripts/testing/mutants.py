@@ -21,6 +21,7 @@ from scripts.layout import REPO_ROOT
 
 KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
 SCALAR_ALGORITHM = "aten_native/c10/util/generic_math.h.fragments.toml"
+VEC_BASE = "aten_native/aten/src/ATen/cpu/vec/vec_base.h.fragments.toml"
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,14 @@ MUTANTS = (
         "        results.append(torch.cat([candidate(rows).flatten() for rows in tail_rows(x)]) if len(x) else results[0])\n",
         "        results.append(results[0])\n",
         ("test/test_accuracy.py", "-k", "loop_tails"),
+    ),
+    Mutant(
+        "DEFAULT build's float lanes fuse a*b+c in float (two roundings) instead of in double",
+        VEC_BASE,
+        "            static_cast<double>(product_factor) * b_lanes[i] + addend);\n",
+        "            product_factor * b_lanes[i] + addend);\n",
+        ("test/test_cpu_capabilities.py",),
+        rebuild=True,
     ),
 )
 
