@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -127,8 +127,8 @@ def measure_side_by_side(table: dict[str, Candidate], dtype: str, size: int, thr
     for name in names:
         merged = benchmark.Measurement.merge(raws[name])[0]
         RAW_MEASUREMENTS.append(merged)
-        rounds_seconds = tuple(r.median for r in raws[name])
-        found.append(Measurement(name, dtype, size, threads, merged.median, rounds_seconds, batch))
+        round_seconds = tuple(r.median for r in raws[name])
+        found.append(Measurement(name, dtype, size, threads, merged.median, round_seconds, batch))
     return found
 
 
@@ -263,9 +263,7 @@ def ceiling(results: list[Measurement], target: Target, size: int) -> float | No
     can beat it, so a target above it cannot be met on this machine at this size."""
     if target.numerator[0] not in OUT_KERNELS:
         return None
-    copy = lookup(results, COPY, target.numerator[1], size, target.numerator[2])
-    bottom = lookup(results, target.denominator[0], target.denominator[1], size, target.denominator[2])
-    return None if copy is None or bottom is None else speedup(copy, bottom)
+    return ratio(results, replace(target, numerator=(COPY, *target.numerator[1:])), size)
 
 
 def target_rows(results: list[Measurement], sizes: list[int]) -> list[str]:
