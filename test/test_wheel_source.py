@@ -1,9 +1,11 @@
-"""Source text from the wheel: the install-time header guard comes off exactly, a damaged one stops the build."""
+"""Source text from the wheel: the install-time header guard comes off exactly, a damaged one stops the build,
+and files the build generates are no upstream files."""
 
 from __future__ import annotations
 
 import pytest
 
+from scripts.layout import is_install_generated, upstream_path_of, wheel_member_of
 from scripts.wheel_source import (
     GUARD_CLOSE,
     GUARD_OPEN,
@@ -68,3 +70,34 @@ def test_a_partial_or_altered_guard_fails_naming_the_file(text: str, found: str)
 
 def test_bytes_that_are_not_utf8_pass_unchanged() -> None:
     assert source_bytes(b"\xff\xfe", "x.bin") == b"\xff\xfe"
+
+
+@pytest.mark.parametrize(
+    "upstream",
+    [
+        "aten/src/ATen/ops/add.h",
+        "aten/src/ATen/Functions.h",
+        "aten/src/ATen/CPUFunctions_inl.h",
+        "aten/src/ATen/core/TensorBody.h",
+        "aten/src/ATen/Config.h",
+        "torch/version.py",
+        "torch/_C/_VariableFunctions.pyi",
+    ],
+)
+def test_files_the_build_generates_have_no_upstream_path(upstream: str) -> None:
+    assert is_install_generated(upstream)
+    assert wheel_member_of(upstream) is None
+
+
+@pytest.mark.parametrize(
+    ("member", "upstream"),
+    [
+        ("torch/include/ATen/ops/from_blob.h", "aten/src/ATen/ops/from_blob.h"),
+        ("torch/include/c10/util/generic_math.h", "c10/util/generic_math.h"),
+        ("torch/include/c10/macros/cmake_macros.h", "c10/macros/cmake_macros.h"),
+        ("torch/_C/_autograd.pyi", "torch/_C/_autograd.pyi"),
+    ],
+)
+def test_source_files_beside_generated_ones_keep_their_upstream_path(member: str, upstream: str) -> None:
+    assert upstream_path_of(member) == upstream
+    assert wheel_member_of(upstream) == member
