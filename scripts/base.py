@@ -1,4 +1,8 @@
-"""`make base`: the pinned PyTorch files that the wheel ships, at upstream paths, as a one-commit git repo."""
+"""`make base`: the pinned PyTorch files that the wheel ships, at upstream paths, as a one-commit git repo.
+
+Each file is its source text (scripts/wheel_source.py: headers without the install-time guard), so
+the series made on it applies to a PyTorch checkout; files the build generates are left out.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 from scripts.fragments import load_sources
 from scripts.gitutil import FIXED_IDENTITY, git, head_commit, is_git_repo
 from scripts.layout import REPO_ROOT
-from scripts.pin import Pin, check_base_file, load_pin
+from scripts.pin import Pin, check_base_file, load_pin, sha256_of
 from scripts.wheel import TorchWheel
 
 BASE_DIR = REPO_ROOT / "build" / "base"
@@ -20,12 +24,18 @@ def base_message(pin: Pin) -> str:
     return (
         f"PyTorch v{pin.version} ({pin.short_commit}), files shipped in the {pin.wheel} wheel\n\n"
         f"Upstream commit {pin.commit}. Only the files the wheel carries are here,\n"
-        "at their upstream paths; see scripts/layout.py for the mapping.\n"
+        "at their upstream paths and as source text (headers without the install-time\n"
+        "guard); see scripts/layout.py and scripts/wheel_source.py.\n"
     )
 
 
+# The code that decides what the base holds: a change to it makes a stale base, as a new wheel does.
+BASE_MAKERS = ("scripts/base.py", "scripts/layout.py", "scripts/wheel.py", "scripts/wheel_source.py")
+
+
 def _stamp(pin: Pin, wheel: TorchWheel) -> str:
-    return f"{pin.commit} {wheel.path.name} {wheel.path.stat().st_size}\n"
+    makers = sha256_of(b"".join((REPO_ROOT / name).read_bytes() for name in BASE_MAKERS))
+    return f"{pin.commit} {wheel.path.name} {wheel.path.stat().st_size} {makers}\n"
 
 
 def build_base(destination: Path = BASE_DIR) -> Path:
@@ -42,7 +52,7 @@ def build_base(destination: Path = BASE_DIR) -> Path:
     staging.mkdir(parents=True)
     edited = set(load_sources().edited_upstream_paths())
     for member, upstream in wheel.upstream_members():
-        content = wheel.read_member(member)
+        content = wheel.read_source(member, upstream)
         if upstream in edited:
             check_base_file(pin, upstream, content)
         target = staging / upstream

@@ -43,7 +43,11 @@ def sha256_of(content: bytes) -> str:
 
 
 def check_base_file(pin: Pin, upstream_path: str, content: bytes) -> None:
-    """Fail when a pinned base file differs from the pin, so stale anchors are not trusted."""
+    """Fail when a pinned base file differs from the pin, so stale anchors are not trusted.
+
+    `content` is source text (scripts/wheel_source.py), as upstream has the file: an installed
+    header is checked with its install-time guard taken off.
+    """
     expected = pin.base_sha256.get(upstream_path)
     if expected is None:
         return
@@ -64,7 +68,8 @@ def render_lock(pin: Pin) -> str:
         f'commit = "{pin.commit}"',
         f'wheel = "{pin.wheel}"',
         "",
-        "# sha256 of every pinned base file that a fragment edits (as shipped in the wheel).",
+        "# sha256 of the source text of every pinned base file that a fragment edits (the wheel's file,",
+        "# its install-time header guard taken off: scripts/wheel_source.py).",
         "[base_sha256]",
     ]
     lines += [f'"{path}" = "{digest}"' for path, digest in sorted(pin.base_sha256.items())]
@@ -78,7 +83,7 @@ def main() -> None:
     from scripts.wheel import TorchWheel
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--update", action="store_true", help="rewrite base_sha256 from the wheel")
+    parser.add_argument("--update", action="store_true", help="rewrite base_sha256 from the wheel's source text")
     args = parser.parse_args()
     pin = load_pin()
     if not args.update:

@@ -19,6 +19,7 @@ from pathlib import Path
 from scripts.fragments import FragmentError, Sources, apply_fragments_to_text, load_sources
 from scripts.layout import wheel_member_of
 from scripts.pin import DriftError, check_base_file, load_pin
+from scripts.wheel_source import InstallGuardError, source_bytes
 
 STATE_DIR_NAME = ".cbrt-overlay"
 
@@ -70,7 +71,9 @@ def patched_contents(
             continue
         original = pristine(site, member)
         try:
-            check_base_file(pin, fragment_file.upstream_path, original)
+            # The lock pins source text; the fragments go into the installed text, guard and all,
+            # since their anchors are source lines that occur once in either.
+            check_base_file(pin, fragment_file.upstream_path, source_bytes(original, fragment_file.upstream_path))
         except DriftError:
             if on_pin:
                 raise
@@ -138,7 +141,7 @@ def main() -> None:
         print(f"warning: {args.python} has torch {version}, not the pinned {pin.version}; anchors decide", file=sys.stderr)
     try:
         result = patch_install(site, on_pin, args.part)
-    except (FragmentError, DriftError) as error:
+    except (FragmentError, DriftError, InstallGuardError) as error:
         sys.exit(f"venv patch: error: {error}")
     for line in result.skipped:
         print(f"venv patch: skipped {line}", file=sys.stderr)

@@ -1,4 +1,8 @@
-"""The pinned torch wheel, read as the pristine source of the upstream files it ships."""
+"""The pinned torch wheel, read as the pristine source of the upstream files it ships.
+
+What it installs is not quite source: headers carry an install-time guard (scripts/wheel_source.py
+takes it off) and generated files are not upstream files at all (scripts/layout.py leaves them out).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from pathlib import Path
 
 from scripts.layout import REPO_ROOT, upstream_path_of, wheel_member_of
 from scripts.pin import Pin
+from scripts.wheel_source import source_bytes
 
 WHEEL_CACHE = REPO_ROOT / "build" / "wheel"
 
@@ -48,13 +53,19 @@ class TorchWheel:
                 yield member, upstream
 
     def read_member(self, member: str) -> bytes:
+        """The file as the wheel installs it."""
         return self._zip.read(member)
 
+    def read_source(self, member: str, upstream_path: str) -> bytes:
+        """The file as PyTorch's source tree has it at `upstream_path`."""
+        return source_bytes(self._zip.read(member), upstream_path)
+
     def read_upstream(self, upstream_path: str) -> bytes | None:
+        """The source text of an upstream file, None when the wheel does not ship it."""
         member = wheel_member_of(upstream_path)
         if member is None:
             return None
         try:
-            return self._zip.read(member)
+            return self.read_source(member, upstream_path)
         except KeyError:
             return None
