@@ -5,7 +5,8 @@
 #   bash scripts/gpu_check.sh --rehearse OUT_DIR [PYTHON]   PYTHON defaults to a new torch 2.11.0 venv
 # Stages: the bundle's missing wheels (build/wheelhouse, `make gpu-bundle`), the overlay build
 # (MAX_JOBS = cores), the CUDA tests, CUDA against CPU bit for bit, the accuracy sweep with its
-# bounds, and throughput against a device-to-device copy. Each stage logs to OUT_DIR/<stage>.log
+# bounds, and throughput against a device-to-device copy, its share of copy bandwidth printed beside the H200
+# model's prediction (scripts/gpu/throughput_model.py). Each stage logs to OUT_DIR/<stage>.log
 # and adds a line to OUT_DIR/summary.txt as it ends, so a run cut short keeps what it has.
 # Exits 1 when any stage fails, an accuracy bound or the 90% bandwidth target included.
 set -uo pipefail
@@ -30,6 +31,10 @@ stage() {  # stage NAME COMMAND...: run, log to OUT_DIR/NAME.log, time it, keep 
     failed=$((failed + 1))
     return 1
   fi
+}
+
+bench_against_model() {  # the measured share of copy bandwidth next to the model's (docs/CUDA_KERNEL.md)
+  grep ' model [0-9.]* (H200' "$out/bench.log" | while read -r line; do note "$line"; done
 }
 
 sweep() {  # the accuracy sweep of every dtype, then its verdict against the documented bounds
@@ -71,6 +76,7 @@ if [ $device = cuda ]; then
   stage bitwise "$python" -m scripts.gpu.bitwise --device cuda --json "$out/bitwise.json"
   stage accuracy sweep --candidates 'torch.cbrt (cuda)' --workers "$jobs" --float64-count 10000000
   stage bench "$python" -m scripts.gpu.bench --device cuda --json "$out/bench.json"
+  bench_against_model
 else
   note "bitwise: no CUDA here; the counterpart compares the CPU's per-element path with its vectorized one"
   stage bitwise "$python" -m scripts.gpu.bitwise --device cpu-strided --sample 1048576 --json "$out/bitwise.json"
@@ -78,6 +84,7 @@ else
   stage accuracy sweep --candidates torch.cbrt --workers 2 --limit 4194304 --float64-count 100000
   note "bench: no CUDA here; the counterpart measures the CPU at 2^16 and 2^18, without the 90% target"
   stage bench "$python" -m scripts.gpu.bench --device cpu --exponents 16 18 --json "$out/bench.json"
+  bench_against_model
 fi
 if [ $failed = 0 ]; then note "all stages passed"; else note "$failed stage(s) failed"; fi
 exit $((failed > 0))
