@@ -20,7 +20,8 @@ $(VENV)/.requirements-stamp: requirements.txt
 venv: $(VENV)/.requirements-stamp
 
 # With PYTHON=/some/python the overlay goes into that interpreter's torch and no venv is made.
-# CUDA=ON refuses a CPU-only torch; MAX_JOBS= caps the compile jobs.
+# CPU kernels only unless CUDA=AUTO (CUDA too where torch and nvcc have it) or CUDA=ON (refuses a CPU-only torch);
+# MAX_JOBS= caps the compile jobs.
 overlay: $(if $(filter $(VENV)/bin/python,$(PYTHON)),venv)
 	$(SYSTEM_PYTHON) -m scripts.overlay_build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
 

@@ -29,6 +29,8 @@ import numpy as np
 import torch
 
 from scripts.alternatives import prims_composite, python_cube_root
+from scripts.measure import exact_float32
+from scripts.measure.machine import cpu_model
 
 Candidate = Callable[[torch.Tensor], torch.Tensor]
 
@@ -188,13 +190,33 @@ def worst_over_layouts(results: list[torch.Tensor], score: Score) -> torch.Tenso
     return worst
 
 
+def bit_patterns(dtype: torch.dtype, start: int, count: int) -> torch.Tensor:
+    """The floats of `dtype` whose bit patterns, read as unsigned integers, are start .. start + count - 1."""
+    sign_bit = 1 << (torch.finfo(dtype).bits - 1)
+    if start >= sign_bit or start + count <= sign_bit:  # one run of signed integers: no wrap-around to fix
+        signed_start = start - 2 * sign_bit if start >= sign_bit else start
+        return torch.arange(signed_start, signed_start + count, dtype=INT_OF[dtype]).view(dtype)
+    bits = torch.arange(start, start + count, dtype=torch.int64)
+    bits = torch.where(bits >= sign_bit, bits - 2 * sign_bit, bits)
+    return bits.to(INT_OF[dtype]).view(dtype)
+
+
+def float32_chunk(x: torch.Tensor, names: tuple[str, ...]) -> list[tuple[float, int, int]]:
+    """The candidates' scores on float32 inputs, from the exact scorer (integer arithmetic on cubes of midpoints)."""
+    scores = []
+    for name in names:
+        results = [result.contiguous() for result in results_by_layout(CANDIDATES[name], x, name)]
+        score = exact_float32.score(x, results)
+        scores.append((score.max_ulp, score.not_correctly_rounded, score.over_one_ulp))
+    return scores
+
+
 def sweep_chunk(dtype: torch.dtype, start: int, count: int, names: tuple[str, ...]) -> list[tuple[float, int, int]]:
     """(max ULP error, not correctly rounded, over 1 ULP) per candidate for bit patterns start..start+count."""
     torch.set_num_threads(1)
-    bits = torch.arange(start, start + count, dtype=torch.int64)
-    sign_bit = 1 << (torch.finfo(dtype).bits - 1)
-    bits = torch.where(bits >= sign_bit, bits - 2 * sign_bit, bits)
-    x = bits.to(INT_OF[dtype]).view(dtype)
+    x = bit_patterns(dtype, start, count)
+    if dtype == torch.float32:
+        return float32_chunk(x, names)
     wide = wide_cbrt(x)
     expected = round_reference(x, dtype, wide)
     results = []
@@ -328,6 +350,13 @@ def run(dtypes: list[str], names: tuple[str, ...], workers: int, float64_count: 
     return reports
 
 
+def measured_on() -> str:
+    """The line above the table: numpy's and torch.pow's results depend on the CPU and the library versions."""
+    return (f"Measured on {cpu_model()} ({torch.backends.cpu.get_cpu_capability()} build), numpy {np.__version__}, "
+            f"torch {torch.__version__}, {time.strftime('%Y-%m-%d')}. The torch.cbrt rows are this repository's kernel, "
+            "the same bits on every CPU build; the other rows hold for that CPU and those versions.\n\n")
+
+
 def markdown_table(reports: list[Report]) -> str:
     rows = ["| dtype | implementation | inputs | max ULP error | not correctly rounded | > 1 ULP |", "|---|---|---|---|---|---|"]
     for r in reports:
@@ -346,7 +375,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the reports here")
     args = parser.parse_args()
     reports = run(args.dtypes, tuple(args.candidates), args.workers, args.float64_count, args.limit)
-    print(markdown_table(reports), end="")
+    print(measured_on() + markdown_table(reports), end="")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump([asdict(r) for r in reports], handle, indent=1)

@@ -26,6 +26,7 @@ from scripts.bench_baselines import SCALAR_LOOP, baseline_kernels
 from scripts.cross_arch.targets import host_cpu_flags
 from scripts.gpu.report import carried_over
 from scripts.layout import REPO_ROOT
+from scripts.measure.machine import cpu_model
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], object]
 COPY = "copy (bandwidth)"
@@ -304,8 +305,7 @@ def compiler_version() -> str:
 
 
 def machine_lines() -> list[str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    cpu = cpu_model()
     return [
         f"- machine: {cpu}, {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads, "
         f"{platform.system()} {platform.release()}",
@@ -374,29 +374,6 @@ BUILDS_NOTE = ("Each build runs the same `Vectorized<T>::cbrt()`; the scalar loo
                "(C's cbrt and a Newton step) that the DEFAULT build ran before it.")
 
 
-def plot_throughput(results: list[Measurement], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    names = list(dict.fromkeys(m.kernel for m in results))
-    colors = {name: f"C{i}" for i, name in enumerate(names)}  # one color per kernel in both panels
-    for axis, count in zip(axes, (1, 2), strict=True):
-        for name in names:
-            points = sorted((m.size, m.gelem_per_s) for m in results if m.kernel == name and m.threads == count and m.dtype == "float32")
-            if points:
-                style = "--" if "bandwidth" in name else "-"
-                axis.plot(*zip(*points, strict=True), style, marker="o", color=colors[name], label=name)
-        axis.set(xscale="log", yscale="log", xlabel="elements (float32)", title=f"{count} thread(s); dashed: roofline")
-        axis.grid(True, which="both", alpha=0.3)
-        axis.legend(fontsize=7)
-    axes[0].set_ylabel("Gelem/s")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dtypes", nargs="+", default=list(DTYPES), choices=list(DTYPES))
@@ -423,7 +400,9 @@ def main() -> None:
     results = run_all(args.dtypes, sizes, args.threads, args.min_run_time, args.rounds, not args.no_compile)
     benchmark.Compare(RAW_MEASUREMENTS).print()
     plot = args.output.with_name("benchmarks.png")
-    plot_throughput(results, plot)
+    from scripts.measure.bench_plot import plot as draw_plot  # it imports this module
+
+    draw_plot(results, plot)
     command = "python -m scripts.bench " + " ".join(sys.argv[1:])
     args.output.write_text(carried_over(write_report(results, sizes, command.strip(), plot), args.output))
     print(f"bench: wrote {args.output} and {plot}")

@@ -65,6 +65,7 @@ class Build:
     cuda: str  # AUTO, ON or OFF: CMake's OVERLAY_CUDA
     needed_python: frozenset[str]  # upstream paths whose fragments must apply off the pin too
     skipped: list[str] = field(default_factory=list)
+    content_key: str = "unset"  # the digest of the build's inputs: the loader keys torch.compile's caches by it
 
     @property
     def python(self) -> str:
@@ -203,7 +204,7 @@ def install_libraries(build: Path, site: Path) -> None:
 def install(build: Build) -> None:
     install_libraries(build.directory, build.site)
     try:
-        changed = overlay_install.install(build.site)
+        changed = overlay_install.install(build.site, build.content_key[:16])
     except overlay_install.HookError as error:
         raise StepError(f"installing the import hook failed: {error}") from error
     print(f"overlay: {len(changed)} loader file(s) updated")
@@ -281,8 +282,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--python", default=sys.executable, help="interpreter whose torch gets the overlay")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("MAX_JOBS") or os.cpu_count() or 2))
-    parser.add_argument("--cuda", choices=("AUTO", "ON", "OFF"), default="AUTO",
-                        help="ON: refuse a CPU-only torch and fail without nvcc, instead of skipping the CUDA kernel")
+    # CPU only unless asked: the CUDA units are a third of a cold build, and nothing runs them without a GPU.
+    parser.add_argument("--cuda", choices=("AUTO", "ON", "OFF"), default="OFF",
+                        help="OFF (default): CPU kernels only; AUTO: also the CUDA kernels when torch and nvcc have "
+                             "CUDA; ON: the CUDA kernels, refusing a CPU-only torch or a missing nvcc")
     parser.add_argument("--need-python", nargs="*", default=[], metavar="UPSTREAM_PATH",
                         help="Python files (e.g. torch/_refs/__init__.py) whose fragments must apply off the pin too")
     return parser.parse_args(argv)
@@ -304,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         print("overlay: an earlier build was interrupted; putting back the install it started from")
         interrupted.restore()
     inputs = inputs_digest(build.settings())
+    build.content_key = inputs
     if up_to_date(build, inputs):
         mark_ready(build)
         for line in read_record(build.site).skipped_fragments:

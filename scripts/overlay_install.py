@@ -23,6 +23,7 @@ LOADER = Path(__file__).resolve().parent / "overlay" / "torch_cbrt_overlay.py"
 # into its namespace (and long before torch._prims / torch._refs).
 ANCHOR_PREFIX = "_C._initExtension(_manager_path())"
 HOOK = f"import {PACKAGE}  # noqa: F401  operator overlay: registers and binds the new ATen ops\n"
+KEY_LINE = 'CONTENT_KEY = "unset"\n'
 
 
 class HookError(RuntimeError):
@@ -52,7 +53,15 @@ def hooked(init_text: str, init_path: Path) -> str:
     return "".join(lines[:at] + [HOOK] + lines[at:])
 
 
-def install(site_packages: Path) -> list[Path]:
+def loader_text(content_key: str) -> str:
+    """The loader, keyed by the build's content (it names torch.compile's cache folder after it)."""
+    text = LOADER.read_text(encoding="utf-8")
+    if text.count(KEY_LINE) != 1 or not content_key.isalnum():
+        raise HookError(f"{LOADER}: expected one line {KEY_LINE.strip()!r} and an alphanumeric key, got {content_key!r}")
+    return text.replace(KEY_LINE, f'CONTENT_KEY = "{content_key}"\n')
+
+
+def install(site_packages: Path, content_key: str) -> list[Path]:
     init = site_packages / "torch" / "__init__.py"
     if not init.is_file():
         raise HookError(f"{init} not found")
@@ -61,7 +70,7 @@ def install(site_packages: Path) -> list[Path]:
         raise HookError(f"no {PACKAGE}_C*.so in {site_packages / PACKAGE}: build it there first (-DOVERLAY_OUTPUT_DIR)")
     changed = []
     loader = site_packages / PACKAGE / "__init__.py"
-    if replace_if_changed(loader, LOADER.read_text(encoding="utf-8")):
+    if replace_if_changed(loader, loader_text(content_key)):
         changed.append(loader)
     if replace_if_changed(init, hooked(init.read_text(encoding="utf-8"), init)):
         changed.append(init)
@@ -71,9 +80,10 @@ def install(site_packages: Path) -> list[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("site_packages", type=Path, help="the venv's site-packages holding torch/")
+    p.add_argument("--content-key", default="manual", help="names torch.compile's cache folder (default: manual)")
     args = p.parse_args(argv)
     try:
-        changed = install(args.site_packages)
+        changed = install(args.site_packages, args.content_key)
     except HookError as e:
         print(f"overlay_install: {e}", file=sys.stderr)
         return 1

@@ -70,8 +70,13 @@ def export_series(output: Path, base: Path = BASE_DIR, sources: Sources | None =
 
 
 def differences(expected: Path, actual: Path) -> list[str]:
-    comparison = filecmp.dircmp(expected, actual)
-    return sorted(comparison.left_only + comparison.right_only + comparison.diff_files)
+    """The file names that only one folder has, or whose content differs (compared byte for byte, never by size
+    and date)."""
+    expected_names = {p.name for p in expected.iterdir() if p.is_file()}
+    actual_names = {p.name for p in actual.iterdir() if p.is_file()}
+    common = sorted(expected_names & actual_names)
+    changed = filecmp.cmpfiles(expected, actual, common, shallow=False)[1:]
+    return sorted((expected_names ^ actual_names) | {name for names in changed for name in names})
 
 
 def regenerate(check_only: bool) -> int:

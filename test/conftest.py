@@ -56,6 +56,20 @@ def fragment_toml(topic: str, where: str, anchor: str, text: str) -> str:
     return f"[[fragment]]\ntopic = \"{topic}\"\nwhere = \"{where}\"\nanchor = '''\n{anchor}'''\ntext = '''\n{text}'''\n"
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the exhaustive proofs that take minutes of CPU (the float32 sweep, the identity digests) now, so that
+    they run beside the other tests instead of after them."""
+    files = {item.path.name for item in session.items}
+    if "test_cpu_capabilities.py" in files:
+        import capability_runs
+
+        capability_runs.start()
+    if files & {"test_accuracy.py", "test_readme.py"} and any("float32" in item.name for item in session.items):
+        import accuracy_runs
+
+        accuracy_runs.start_in_background("float32")
+
+
 @pytest.fixture(autouse=True)
 def configured_git_user(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_COUNT", "2")

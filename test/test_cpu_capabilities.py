@@ -1,45 +1,17 @@
 """Every compiled CPU capability of the kernel (DEFAULT, AVX2, AVX512) gives the same bits.
 
-Each capability this CPU can run computes torch.cbrt in its own process (ATEN_CPU_CAPABILITY) on all
+Each capability this CPU can run computes torch.cbrt in its own processes (ATEN_CPU_CAPABILITY) on all
 2^32 float32 inputs, all half and bfloat16 inputs and a float64 sample, contiguous (vectorized), as a
 strided view (element by element) and at every tail length; the processes exchange digests of the
-result bits. A NaN result equals any NaN (payloads are not portable) but only for a NaN input.
+result bits (test/capability_runs.py starts them as soon as this file is collected). A NaN result equals any NaN
+(payloads are not portable) but only for a NaN input.
 CBRT_FLOAT32_CHUNK_STEP=N checks every N-th chunk of 2^24 float32 inputs instead of all of them.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import os
-import subprocess
-import sys
-
 import pytest
-import torch
-
-from scripts.layout import REPO_ROOT
-
-AVAILABLE = ["DEFAULT"] + [c for c in ("AVX2", "AVX512") if torch.backends.cpu.get_cpu_capability() in (c, "AVX512")]
-FLOAT32_CHUNK_STEP = os.environ.get("CBRT_FLOAT32_CHUNK_STEP", "1")
-
-
-@functools.cache
-def digests() -> dict[str, dict]:
-    """The digest report of every available capability, computed in parallel processes."""
-    processes = {
-        capability: subprocess.Popen(
-            [sys.executable, str(REPO_ROOT / "test" / "capability_digest.py"), "--float32-step", FLOAT32_CHUNK_STEP],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
-            env={**os.environ, "ATEN_CPU_CAPABILITY": capability.lower(), "PYTHONPATH": str(REPO_ROOT)})
-        for capability in AVAILABLE
-    }
-    reports = {}
-    for capability, process in processes.items():
-        stdout, stderr = process.communicate()
-        assert process.returncode == 0, stderr[-3000:]
-        reports[capability] = json.loads(stdout.strip().splitlines()[-1])
-    return reports
+from capability_runs import AVAILABLE, digests
 
 
 def first_difference(dtype: str, capability: str) -> str | None:

@@ -28,11 +28,11 @@ def site(tmp_path: Path) -> Path:
 
 
 def test_inserts_hook_after_anchor_once(site: Path) -> None:
-    changed = overlay_install.install(site)
+    changed = overlay_install.install(site, "k1")
     assert changed == [site / "_torch_cbrt_overlay" / "__init__.py", site / "torch" / "__init__.py"]
     lines = (site / "torch" / "__init__.py").read_text().splitlines(keepends=True)
     assert lines[2] == overlay_install.HOOK
-    assert overlay_install.install(site) == []
+    assert overlay_install.install(site, "k1") == []
     assert (site / "torch" / "__init__.py").read_text().count(overlay_install.HOOK) == 1
 
 
@@ -40,7 +40,7 @@ def test_refuses_to_hook_before_the_extension_is_built(site: Path) -> None:
     for built in (site / "_torch_cbrt_overlay").glob("*.so"):
         built.unlink()
     with pytest.raises(overlay_install.HookError, match="build it there first"):
-        overlay_install.install(site)
+        overlay_install.install(site, "k1")
     assert overlay_install.HOOK not in (site / "torch" / "__init__.py").read_text()
 
 
@@ -48,16 +48,16 @@ def test_missing_or_duplicated_anchor_fails(site: Path) -> None:
     init = site / "torch" / "__init__.py"
     init.write_text("import os\n")
     with pytest.raises(overlay_install.HookError, match="found 0"):
-        overlay_install.install(site)
+        overlay_install.install(site, "k1")
     init.write_text(INIT + INIT)
     with pytest.raises(overlay_install.HookError, match="found 2"):
-        overlay_install.install(site)
+        overlay_install.install(site, "k1")
 
 
 def test_misplaced_hook_fails(site: Path) -> None:
     (site / "torch" / "__init__.py").write_text(overlay_install.HOOK + INIT)
     with pytest.raises(overlay_install.HookError, match="not right after"):
-        overlay_install.install(site)
+        overlay_install.install(site, "k1")
 
 
 def test_replaces_a_symlink_instead_of_writing_through_it(site: Path, tmp_path: Path) -> None:
@@ -65,6 +65,19 @@ def test_replaces_a_symlink_instead_of_writing_through_it(site: Path, tmp_path: 
     init = site / "torch" / "__init__.py"
     init.rename(shipped)
     init.symlink_to(shipped)
-    overlay_install.install(site)
+    overlay_install.install(site, "k1")
     assert not init.is_symlink()
     assert shipped.read_text() == INIT
+
+
+def test_the_installed_loader_carries_the_builds_key_and_a_new_key_rewrites_it(site: Path) -> None:
+    overlay_install.install(site, "k1")
+    loader = site / "_torch_cbrt_overlay" / "__init__.py"
+    assert 'CONTENT_KEY = "k1"\n' in loader.read_text()
+    assert overlay_install.install(site, "k2") == [loader]
+    assert 'CONTENT_KEY = "k2"\n' in loader.read_text() and "k1" not in loader.read_text()
+
+
+def test_a_key_that_is_not_alphanumeric_is_refused(site: Path) -> None:
+    with pytest.raises(overlay_install.HookError, match="alphanumeric key"):
+        overlay_install.install(site, "../x")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import filecmp
+import os
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,18 @@ def fresh_series(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_committed_patches_match_their_sources(fresh_series: Path) -> None:
     assert differences(fresh_series, PATCHES_DIR) == [], "patches/ is stale: run `make patches` and commit"
+
+
+def test_drift_names_a_missing_an_extra_and_a_changed_patch_even_of_the_same_size_and_date(tmp_path: Path) -> None:
+    expected, actual = tmp_path / "expected", tmp_path / "actual"
+    for folder, files in ((expected, {"0001.patch": "one", "0002.patch": "two", "series": "s"}),
+                          (actual, {"0001.patch": "ONE", "0003.patch": "three", "series": "s"})):
+        folder.mkdir()
+        for name, text in files.items():
+            (folder / name).write_text(text)
+            os.utime(folder / name, (1_000_000, 1_000_000))
+    assert differences(expected, actual) == ["0001.patch", "0002.patch", "0003.patch"]
+    assert differences(expected, expected) == []
 
 
 def test_regeneration_is_byte_identical(base: Path, fresh_series: Path, tmp_path: Path) -> None:
