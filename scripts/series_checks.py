@@ -62,9 +62,15 @@ PUBLIC_API = (
 OPINFO_NEEDS = (
     Demand("test_ops on CUDA", "aten/src/ATen/native/cuda/CbrtKernel.cu", "REGISTER_DISPATCH(cbrt_stub", True),
     Demand("test_ops_gradients", "tools/autograd/derivatives.yaml", "- name: cbrt(Tensor self) -> Tensor"),
-    Demand("functorch test_vmap (batch rule)", "aten/src/ATen/functorch/BatchRulesUnaryOps.cpp", "UNARY_POINTWISE_ALL(cbrt);"),
+    Demand(
+        "functorch test_vmap (batch rule)",
+        "aten/src/ATen/functorch/BatchRulesUnaryOps.cpp",
+        "UNARY_POINTWISE_ALL(cbrt);",
+    ),
 )
-INDUCTOR_LOWERING = Demand("inductor (MissingOperatorWithDecomp)", "torch/_inductor/codegen/common.py", "cbrt=OverridesData(")
+INDUCTOR_LOWERING = Demand(
+    "inductor (MissingOperatorWithDecomp)", "torch/_inductor/codegen/common.py", "cbrt=OverridesData("
+)
 INDUCTOR_DECOMPOSES = Demand("inductor (MissingOperatorWithDecomp)", CORE_DECOMPOSITIONS, CORE_DECOMPOSITION_ENTRY)
 
 
@@ -76,11 +82,19 @@ def decomposition_lists(read: Reader, decomposed: bool) -> list[str]:
     """HasDecompTest: without a decomposition the overloads are listed as having none; with one, cbrt (no core
     tag) is a core ATen decomposition, or test_aten_core_operators would list it as a core operator."""
     if not decomposed:
-        problems = [f"HasDecompTest: {HAS_DECOMPOSITION} lacks {op}" for op in OVERLOADS if op not in lines_of(read, HAS_DECOMPOSITION)]
-        return problems + [f"HasDecompTest: {CORE_OPERATORS} lists {op}" for op in OVERLOADS if op in lines_of(read, CORE_OPERATORS)]
-    problems = [] if meets(read, INDUCTOR_DECOMPOSES) else [
-        f"HasDecompTest.test_aten_core_operators: {CORE_DECOMPOSITIONS} lacks {CORE_DECOMPOSITION_ENTRY!r}"
-    ]
+        problems = [
+            f"HasDecompTest: {HAS_DECOMPOSITION} lacks {op}"
+            for op in OVERLOADS
+            if op not in lines_of(read, HAS_DECOMPOSITION)
+        ]
+        return problems + [
+            f"HasDecompTest: {CORE_OPERATORS} lists {op}" for op in OVERLOADS if op in lines_of(read, CORE_OPERATORS)
+        ]
+    problems = (
+        []
+        if meets(read, INDUCTOR_DECOMPOSES)
+        else [f"HasDecompTest.test_aten_core_operators: {CORE_DECOMPOSITIONS} lacks {CORE_DECOMPOSITION_ENTRY!r}"]
+    )
     for listing in (HAS_DECOMPOSITION, CORE_OPERATORS):
         problems += [f"HasDecompTest: {listing} lists {op}" for op in OVERLOADS if op in lines_of(read, listing)]
     return problems
@@ -100,6 +114,8 @@ def unmet_demands(read: Reader) -> list[str]:
     if opinfo:
         problems += unmet(read, OPINFO_NEEDS)
         if not (meets(read, INDUCTOR_LOWERING) or meets(read, INDUCTOR_DECOMPOSES)):
-            problems.append(f"{INDUCTOR_LOWERING.test}: neither a lowering ({INDUCTOR_LOWERING.path}) nor a "
-                            f"decomposition inductor uses ({CORE_DECOMPOSITIONS})")
+            problems.append(
+                f"{INDUCTOR_LOWERING.test}: neither a lowering ({INDUCTOR_LOWERING.path}) nor a "
+                f"decomposition inductor uses ({CORE_DECOMPOSITIONS})"
+            )
     return problems
