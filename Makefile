@@ -61,9 +61,10 @@ bench: overlay
 	$(PYTHON) -m scripts.bench
 
 # Vectorized<T>::cbrt() built for aarch64 (NEON, SVE256), ppc64le, s390x and x86, run under qemu-user, same bits.
+# Headers patched in a scratch copy of the wheel's (build/vec-tests); the venv is not touched. Then the vec tests.
 cross-arch: venv
-	$(VENV)/bin/python -m scripts.venv_patch --part build
-	$(VENV)/bin/python -m scripts.cross_arch.check
+	$(VENV)/bin/python -m scripts.cross_arch.check --include "$$($(VENV)/bin/python -m scripts.cross_arch.vec_tests --print-include)"
+	$(VENV)/bin/python -m scripts.cross_arch.vec_tests
 
 # Wheels for scripts/gpu_check.sh on a machine without network (build/wheelhouse, carried along).
 gpu-bundle:

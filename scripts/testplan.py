@@ -9,26 +9,35 @@ from pathlib import Path
 from scripts.fragments import FragmentError, Topic
 from scripts.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.layout import REPO_ROOT
-from scripts.upstream_suites import RESULTS_DIR, SUITES, Suite
+from scripts.upstream_suites import NATIVE_TESTS, RESULTS_DIR, SUITES, NativeTest, Suite
 
 NOT_RUN = "not run yet"
 SUITES_BY_PATH = {suite.path: suite for suite in SUITES}
-COUNTS_LATER = "Counts: `make apply` and `make pr` add them from the JUnit XML these commands write."
+NATIVE_TESTS_BY_NAME = {test.name: test for test in NATIVE_TESTS}
 OVERLAY_SUITE = "make test"
 OVERLAY_RESULTS = REPO_ROOT / "build" / "test-results" / "overlay.xml"  # written by `make test`
 
 
-def suites_of(topic: Topic) -> list[Suite]:
-    unknown = [path for path in topic.tests if path not in SUITES_BY_PATH]
+def suites_of(topic: Topic) -> list[Suite | NativeTest]:
+    known = {**SUITES_BY_PATH, **NATIVE_TESTS_BY_NAME}
+    unknown = [path for path in topic.tests if path not in known]
     if unknown:
         raise FragmentError(
             f"topics.toml: topic {topic.id!r} lists tests {unknown}; use suites of scripts/upstream_suites.py"
         )
-    return [SUITES_BY_PATH[path] for path in topic.tests]
+    return [known[path] for path in topic.tests]
 
 
 def suite_command(suite: Suite) -> str:
-    return f"(cd test && python -m pytest {suite.path} -k '{suite.keyword}')"
+    keyword = suite.keyword if suite.keyword.isidentifier() else f"'{suite.keyword}'"
+    return f"python test/{suite.path} -k {keyword}"
+
+
+def commands_of(suite: Suite | NativeTest) -> list[tuple[str, str]]:
+    """(command, the name its results are filed under) for each command that runs `suite`."""
+    if isinstance(suite, NativeTest):
+        return [(command, suite.name) for command in suite.commands()]
+    return [(suite_command(suite), suite.path)]
 
 
 def counts(result: SuiteResult | None) -> str:
@@ -41,16 +50,13 @@ def counts(result: SuiteResult | None) -> str:
 
 
 def test_plan(topic: Topic, results: Mapping[str, SuiteResult] | None) -> list[str]:
-    """The commands of the topic's upstream suites, then this repo's; with `results`, each with its counts."""
-    lines = ["Test Plan (`make pytorch` runs these on the whole stack; `make test` on the overlay build):", ""]
-    commands = [(suite_command(suite), suite.path) for suite in suites_of(topic)]
-    commands.append(("make test", OVERLAY_SUITE))
-    for command, name in commands:
-        lines.append(command)
-        if results is not None:
-            lines.append(f"  {counts(results.get(name))}")
-    if results is None:
-        lines += ["", COUNTS_LATER]
+    """The commands of the topic's upstream tests; with `results`, each with its counts."""
+    lines = ["Test Plan:", ""]
+    for suite in suites_of(topic):
+        for command, name in commands_of(suite):
+            lines.append(command)
+            if results is not None:
+                lines.append(f"  {counts(results.get(name))}")
     return lines
 
 

@@ -34,4 +34,23 @@ SUITES: tuple[Suite, ...] = (
     Suite("test_overrides.py", why="__torch_function__ override"),
     Suite("test_torch.py", "cbrt or test_doc", why="docstrings of every public function"),
     Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)"),
+    Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager"),
+)
+
+
+@dataclass(frozen=True)
+class NativeTest:
+    """A C++ test binary of a PyTorch build (build/bin), once per CPU capability, and its gtest filter."""
+
+    name: str
+    gtest_filter: str
+    capabilities: tuple[str, ...] = ("DEFAULT", "AVX2", "AVX512")
+    why: str = ""
+
+    def commands(self) -> list[str]:
+        return [f"build/bin/{self.name}_{c} --gtest_filter='{self.gtest_filter}'" for c in self.capabilities]
+
+
+NATIVE_TESTS: tuple[NativeTest, ...] = (
+    NativeTest("vec_test_all_types", "*Fused*:*Cbrt*", why="Vectorized<T>: fused multiply-add, cbrt"),
 )

@@ -86,7 +86,7 @@ def test_bad_where_is_rejected(sources_root: Path) -> None:
 
 def test_the_repo_sources_load_and_validate() -> None:
     sources = load_sources()
-    assert {t.id for t in sources.topics} >= {"aten-op", "autograd"}
+    assert [t.id for t in sources.topics][:3] == ["vec-fmadd", "vec-cbrt", "aten-op"]
     assert "aten/src/ATen/native/native_functions.yaml" in sources.edited_upstream_paths()
 
 

@@ -1,7 +1,7 @@
 """SASS instruction counts per element of the CUDA cube root, by instruction class.
 
 Compiles probe kernels with nvcc for sm_80 and sm_90: per dtype (float, double, half, bfloat16) one kernel per
-candidate (`portable`: c10::cbrt_portable* from this repo's generic_math.h fragments applied to the shipped
+candidate (`portable`: c10::cbrt_portable* from this repo's c10/util/cbrt.h, with the shipped
 header; `libdevice`: ::cbrt on the opmath value, cbrtf for float, half and bfloat16, cbrt for double) and a
 `copy` kernel. Each probe thread does what gpu_kernel's vectorized path does: one 16-byte load (4 floats,
 2 doubles, 8 halves), the function on each element, one 16-byte store.
@@ -164,7 +164,7 @@ def probe_source(dtypes: dict[str, str] = DTYPES) -> str:
         "#include <ATen/OpMathType.h>",
         "#include <c10/util/BFloat16.h>",
         "#include <c10/util/Half.h>",
-        "#include <c10/util/generic_math.h>",
+        "#include <c10/util/cbrt.h>",
         "",
         "// As gpu_kernel's vectorized path: one 16-byte load, f on each element, one 16-byte store.",
         "template <typename T, typename F>",
@@ -205,7 +205,8 @@ def shipped_header(site: Path, member: str) -> str:
 
 
 def write_patched_headers(site: Path, sources: Sources, include: Path) -> None:
-    """This repo's header fragments applied to the shipped headers, under `include` (the install is not touched)."""
+    """This repo's header fragments applied to the shipped headers, and its new headers, under `include` (the
+    install is not touched)."""
     for fragment_file in sources.fragment_files:
         member = wheel_member_of(fragment_file.upstream_path)
         if member is None or not member.startswith("torch/include/") or not (site / member).is_file():
@@ -215,6 +216,12 @@ def write_patched_headers(site: Path, sources: Sources, include: Path) -> None:
         target = include / member.removeprefix("torch/include/")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
+    for new_file in sources.new_files:
+        member = wheel_member_of(new_file.upstream_path)
+        if member is not None and member.startswith("torch/include/"):
+            target = include / member.removeprefix("torch/include/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(new_file.source.read_bytes())
 
 
 def torch_site() -> Path:

@@ -20,8 +20,8 @@ from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
 
 KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
-SCALAR_ALGORITHM = "aten_native/c10/util/generic_math.h.fragments.toml"
-VEC_BASE = "aten_native/aten/src/ATen/cpu/vec/vec_base.h.fragments.toml"
+SCALAR_ALGORITHM = "aten_native/c10/util/cbrt.h"
+VEC_CBRT = "aten_native/aten/src/ATen/cpu/vec/vec_cbrt.h"
 
 
 @dataclass(frozen=True)
@@ -148,11 +148,18 @@ MUTANTS = (
     ),
     Mutant(
         "DEFAULT build's float lanes fuse a*b+c in float (two roundings) instead of in double",
-        VEC_BASE,
+        VEC_CBRT,
         "            static_cast<double>(product_factor) * b_lanes[i] + addend);\n",
         "            product_factor * b_lanes[i] + addend);\n",
         ("test/test_cpu_capabilities.py",),
         rebuild=True,
+    ),
+    Mutant(
+        "Vectorized<float>::cbrt() returns +0 for -0 (a + 0 on the subnormal and zero lanes)",
+        VEC_CBRT,
+        "        F::blendv(y, y_scaled, tiny),\n",
+        "        F::blendv(y, y_scaled, tiny) + F(T(0)),\n",
+        ("test/test_vec_tests.py", "-k", "x86_64-default"),
     ),
 )
 

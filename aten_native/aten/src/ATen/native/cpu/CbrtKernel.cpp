@@ -5,14 +5,14 @@
 #include <ATen/cpu/vec/vec.h>
 #include <ATen/native/TensorIterator.h>
 #include <ATen/native/cpu/Loops.h>
-#include <c10/util/generic_math.h>
+#include <c10/util/cbrt.h>
 
 namespace at::native {
 inline namespace CPU_CAPABILITY {
 namespace {
 
 // The bits of Vectorized<scalar_t>::cbrt() for one element (strided inputs,
-// loop tails); see NOTE: [Portable cube root] in c10/util/generic_math.h.
+// loop tails); see NOTE: [Portable cube root] in c10/util/cbrt.h.
 template <typename scalar_t>
 scalar_t cbrt_scalar(scalar_t a) {
   if constexpr (std::is_same_v<scalar_t, Half>) {

@@ -4,7 +4,7 @@
 #include <ATen/Dispatch.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/TensorIterator.h>
-#include <c10/util/generic_math.h>
+#include <c10/util/cbrt.h>
 #include <ATen/native/cuda/Loops.cuh>
 
 namespace at::native {
@@ -12,7 +12,7 @@ namespace at::native {
 namespace {
 
 // The CPU kernel's algorithm, element by element: the same bits as the CPU
-// (NOTE: [Portable cube root] in c10/util/generic_math.h). Each dtype
+// (NOTE: [Portable cube root] in c10/util/cbrt.h). Each dtype
 // computes in its own precision, half and bfloat16 in float.
 void cbrt_kernel_cuda(TensorIteratorBase& iter) {
   AT_DISPATCH_FLOATING_TYPES_AND2(

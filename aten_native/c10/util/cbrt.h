@@ -1,35 +1,19 @@
-[[fragment]]
-topic = "aten-op"
-where = "after"
-anchor = '''
-#include <c10/util/TypeSafeSignMath.h>
-'''
-text = '''
-#include <c10/util/bit_cast.h>
-'''
+#pragma once
 
-[[fragment]]
-topic = "aten-op"
-where = "after"
-anchor = '''
+#include <c10/macros/Macros.h>
+#include <c10/util/bit_cast.h>
+
 #include <cmath>
-'''
-text = '''
 #include <cstdint>
 #include <limits>
-'''
+#include <type_traits>
 
-[[fragment]]
-topic = "aten-op"
-where = "before"
-anchor = '''
-} // namespace c10
-'''
-text = '''
+namespace c10 {
+
 // NOTE: [Portable cube root]
 // cbrt_portable() gives the same bits on every CPU capability, CPU
 // architecture and GPU: it is the scalar form of Vectorized<T>::cbrt()
-// (ATen/cpu/vec/vec_base.h), which instantiates the templates in cbrt_detail
+// (ATen/cpu/vec/vec_cbrt.h), which instantiates the templates in cbrt_detail
 // with vector operations. Every product that feeds a sum is an explicit fused
 // multiply-add, so floating-point contraction cannot change a result; the
 // other operations are exact or correctly rounded IEEE operations. Zeros keep
@@ -320,4 +304,5 @@ C10_HOST_DEVICE inline float cbrt_portable_bfloat16(float x) {
   return cbrt_detail::round_to_bfloat16<Ops>(
       cbrt_detail::cbrt_bfloat16_normal<Ops>(x, ax));
 }
-'''
+
+} // namespace c10
