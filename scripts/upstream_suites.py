@@ -28,13 +28,16 @@ SUITES: tuple[Suite, ...] = (
     Suite("test_ops_fwd_gradients.py", why="forward-mode AD"),
     Suite("test_unary_ufuncs.py", why="against np.cbrt, extremal values, non-contiguous"),
     Suite("test_meta.py", why="meta kernels"),
-    Suite("test_decomp.py", "cbrt or HasDecompTest", why="_refs.cbrt as aten.cbrt's decomposition; decomposition lists"),
+    Suite(
+        "test_decomp.py", "cbrt or HasDecompTest", why="_refs.cbrt as aten.cbrt's decomposition; decomposition lists"
+    ),
     Suite("functorch/test_vmap.py", why="vmap batch rule"),
     Suite("functorch/test_ops.py", why="vjp, jvp, vmap over grads"),
     Suite("test_overrides.py", why="__torch_function__ override"),
     Suite("test_torch.py", "cbrt or test_doc", why="docstrings of every public function"),
     Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)"),
     Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager"),
+    Suite("torch_np/test_ufuncs_basic.py", why="torch._numpy.cbrt: negative inputs and backward"),
 )
 
 

@@ -84,20 +84,40 @@ def outcome(call) -> list[float] | str:  # noqa: ANN001
     return tensor.to("cpu").tolist()
 
 
+MARKER = 42.0  # what the kernel registered at run time returns, so its use is seen
+
+
+def has_cbrt_kernel() -> bool:
+    return torch._C._dispatch_has_kernel_for_dispatch_key("aten::cbrt", torch._C._dispatch_key_for_device(DEVICE))
+
+
 def main() -> None:
     import torch._numpy as tnp
 
     x = torch.tensor([-27.0, -8.0, -1.0, 0.0, 1.0, 8.0, 1000.0], dtype=torch.float64).to(DEVICE)
-    print(json.dumps({
+    outcomes = {
         "device": x.device.type,
-        "has_cbrt_kernel": torch._C._dispatch_has_kernel_for_dispatch_key(
-            "aten::cbrt", torch._C._dispatch_key_for_device(DEVICE)
-        ),
+        "has_cbrt_kernel": has_cbrt_kernel(),
         "prims.cbrt": outcome(lambda: torch.ops.prims.cbrt(x)),
         "torch._numpy.cbrt": outcome(lambda: tnp.cbrt(x)),
         "torch._refs.cbrt": outcome(lambda: torch._refs.cbrt(x)),
         "torch.cbrt": outcome(lambda: torch.cbrt(x)),
-    }))
+    }
+    # A kernel registered after those calls, then removed: the entry points must follow both.
+    library = torch.library.Library("aten", "IMPL")
+    library.impl("cbrt", lambda a: on_device(torch.full_like(a.payload, MARKER)), "PrivateUse1")
+    outcomes["registered"] = {
+        "has_cbrt_kernel": has_cbrt_kernel(),
+        "prims.cbrt": outcome(lambda: torch.ops.prims.cbrt(x)),
+        "torch._numpy.cbrt": outcome(lambda: tnp.cbrt(x)),
+    }
+    library._destroy()
+    outcomes["removed"] = {
+        "has_cbrt_kernel": has_cbrt_kernel(),
+        "prims.cbrt": outcome(lambda: torch.ops.prims.cbrt(x)),
+        "torch._numpy.cbrt": outcome(lambda: tnp.cbrt(x)),
+    }
+    print(json.dumps(outcomes))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ if not hasattr(torch, "cbrt"):
 
 BACKEND = Path(__file__).with_name("privateuse1_backend.py")
 INPUTS = [-27.0, -8.0, -1.0, 0.0, 1.0, 8.0, 1000.0]
+MARKER = 42.0  # what privateuse1_backend.py's run-time kernel returns
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +47,17 @@ def test_aten_cbrt_itself_does_not_fall_back(outcomes: dict[str, object]) -> Non
     result = outcomes["torch.cbrt"]
     assert isinstance(result, str) and result.startswith("NotImplementedError")
     assert "aten::cbrt" in result
+
+
+@pytest.mark.parametrize("entry_point", ["prims.cbrt", "torch._numpy.cbrt"])
+def test_entry_points_follow_a_kernel_registered_and_removed_at_run_time(
+    entry_point: str, outcomes: dict[str, object]
+) -> None:
+    """The kernel decision is made per call: a backend's kernel added after the first call is used, and one removed
+    is no longer called (a decision cached at the first call would do neither)."""
+    registered, removed = outcomes["registered"], outcomes["removed"]
+    assert isinstance(registered, dict) and isinstance(removed, dict)
+    assert registered["has_cbrt_kernel"] is True and removed["has_cbrt_kernel"] is False
+    assert registered[entry_point] == [MARKER] * len(INPUTS)
+    assert isinstance(removed[entry_point], list), removed[entry_point]
+    np.testing.assert_allclose(removed[entry_point], np.cbrt(np.array(INPUTS)), rtol=1e-13, atol=0)

@@ -112,7 +112,7 @@ def test_pr_without_results_says_not_run_yet_for_every_suite(real_repo_pr: tuple
     matrix = markdown_section(text, lambda title: title == "Test matrix")
     assert matrix is not None
     rows = [line for line in matrix if line.startswith("| `")]
-    assert len(rows) == 11
+    assert len(rows) == 13
     assert all(f"| {NOT_RUN} |" in row for row in rows)
 
 
@@ -131,7 +131,9 @@ def test_pr_checklist_points_at_the_files_to_review(real_repo_pr: tuple[Path, st
     assert checklist is not None
     assert all(line.startswith("- [ ] ") for line in checklist)
     by_label = {line.split(":", 1)[0]: line for line in checklist}
-    assert "`aten/src/ATen/native/UnaryOps.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
+    assert (
+        "`aten/src/ATen/native/UnaryOps.cpp`" in by_label["- [ ] structured kernel (TORCH_META_FUNC / TORCH_IMPL_FUNC)"]
+    )
     assert "`tools/autograd/derivatives.yaml`" in by_label["- [ ] derivatives.yaml (backward, forward AD)"]
     assert "`aten/src/ATen/functorch/BatchRulesUnaryOps.cpp`" in by_label["- [ ] vmap batch rule"]
 
@@ -180,7 +182,10 @@ def test_pr_replaces_stale_patches_in_its_folder(sources_root: Path, tmp_path: P
     output = tmp_path / "pr"
     write(output / "0009-gone.patch", "old\n")
     write_pr(PrInputs(root, output, tmp_path / "none"))
-    assert sorted(p.name for p in output.glob("*.patch")) == ["0001-ATen-first-topic.patch", "0002-docs-second-topic.patch"]
+    assert sorted(p.name for p in output.glob("*.patch")) == [
+        "0001-ATen-first-topic.patch",
+        "0002-docs-second-topic.patch",
+    ]
     assert (output / "not-in-base.txt").is_file()
 
 
@@ -241,7 +246,9 @@ def test_pr_on_a_checkout_exports_the_complete_series_under_the_users_name(tmp_p
     assert all(f"From: {TEST_USER[0]} <{TEST_USER[1]}>" in patch for patch in patches)
     assert all("Test Plan" in patch for patch in patches)
     ops_runs = [p for p in patches if "pytest test_ops.py -k 'cbrt')\n  " in p]
-    assert ops_runs and all("test_ops.py -k 'cbrt')\n  ok: 2 passed, 0 failed, 0 errors, 1 skipped" in p for p in ops_runs)
+    assert ops_runs and all(
+        "test_ops.py -k 'cbrt')\n  ok: 2 passed, 0 failed, 0 errors, 1 skipped" in p for p in ops_runs
+    )
     assert "pytest test_torch.py -k 'cbrt or test_doc')\n  not run yet" in patches[0]
     diffs = "".join(patches)
     for fragment_file in sources.fragment_files:
@@ -254,7 +261,13 @@ def test_pr_on_a_checkout_exports_the_complete_series_under_the_users_name(tmp_p
 def test_pr_on_a_checkout_refuses_without_a_git_identity(
     sources_root: Path, checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_KEY_1", "GIT_CONFIG_VALUE_1"):
+    for name in (
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_KEY_0",
+        "GIT_CONFIG_VALUE_0",
+        "GIT_CONFIG_KEY_1",
+        "GIT_CONFIG_VALUE_1",
+    ):
         monkeypatch.delenv(name)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
     inputs = PrInputs(sources_root, tmp_path / "pr", tmp_path / "none", checkout)
