@@ -50,6 +50,8 @@ WHEEL_PATH_RULES: tuple[PathRule, ...] = (
     PathRule("torchgen/packaged/autograd/", "tools/autograd/", (".yaml",)),
     PathRule("torch/include/ATen/", "aten/src/ATen/", (".h", ".cuh", ".hpp")),
     PathRule("torch/include/c10/", "c10/", (".h", ".cuh", ".hpp")),
+    # The header every Inductor C++ kernel starts from.
+    PathRule("torch/include/torch/csrc/inductor/", "torch/csrc/inductor/", (".h",)),
     PathRule("torch/", "torch/", (".py", ".pyi"), excluded_prefixes=("torch/include/",)),
 )
 
