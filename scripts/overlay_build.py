@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         print("overlay: an earlier build was interrupted; putting back the install it started from")
         interrupted.restore()
     inputs = inputs_digest(build.settings())
-    build.content_key = inputs
+    build.content_key = hashlib.sha256(inputs.encode()).hexdigest()  # hex, whatever form the digest takes
     if up_to_date(build, inputs):
         mark_ready(build)
         for line in read_record(build.site).skipped_fragments:

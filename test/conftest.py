@@ -118,8 +118,10 @@ def fixture_text_for(fragment_file: FragmentFile) -> str:
     """
     added = {line for fragment in fragment_file.fragments for line in fragment.text if line not in fragment.anchor}
     blocks = ["# upstream content before"]
+    written: set[tuple[str, ...]] = set()  # two fragments may insert at the same anchor
     for fragment in fragment_file.fragments:
-        if added.isdisjoint(fragment.anchor):
+        if added.isdisjoint(fragment.anchor) and tuple(fragment.anchor) not in written:
+            written.add(tuple(fragment.anchor))
             blocks += [*fragment.anchor, "# upstream content between"]
     return "\n".join(blocks) + "\n"
 

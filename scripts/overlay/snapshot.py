@@ -43,7 +43,9 @@ class Snapshot:
         files = [f for root in roots for f in files_under(site, root)]
         for relative in files:
             keep_aside(site / relative, snapshot.store / "files" / relative)
-        (snapshot.store / "index.json").write_text(json.dumps({"roots": roots, "files": files}))
+        absent = sorted({str(parent) for root in roots for parent in Path(root).parents
+                         if parent != Path(".") and not (site / parent).exists()})
+        (snapshot.store / "index.json").write_text(json.dumps({"roots": roots, "files": files, "absent": absent}))
         return snapshot
 
     @classmethod
@@ -60,6 +62,10 @@ class Snapshot:
                 if relative not in kept:
                     (self.site / relative).unlink()
             remove_empty_folders(self.site / root)
+        # Folders the build created for new files (torch/include/... of a new header) go too.
+        for folder in sorted(index.get("absent", []), key=lambda f: -len(Path(f).parts)):
+            if (self.site / folder).is_dir() and not any((self.site / folder).iterdir()):
+                (self.site / folder).rmdir()
         for relative in index["files"]:
             target = self.site / relative
             target.parent.mkdir(parents=True, exist_ok=True)
