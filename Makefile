@@ -29,26 +29,26 @@ venv: $(VENV)/.requirements-stamp
 # CPU kernels only unless CUDA=AUTO (CUDA too where torch and nvcc have it) or CUDA=ON (refuses a CPU-only torch);
 # MAX_JOBS= caps the compile jobs.
 overlay: $(if $(filter $(VENV)/bin/python,$(PYTHON)),venv)
-	$(SYSTEM_PYTHON) -m scripts.overlay_build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
+	$(SYSTEM_PYTHON) -m scripts.overlay.build --python $(PYTHON) $(if $(CUDA),--cuda $(CUDA))
 
 # Reruns only when the installed overlay changed (build/overlay/ready.stamp); else shows the last output.
 demo: overlay
 	@if [ build/demo.txt -nt build/overlay/ready.stamp ]; then echo "demo (overlay unchanged, last run):"; \
-	else $(PYTHON) -m scripts.demo >build/demo.txt.tmp || { cat build/demo.txt.tmp; exit 1; }; \
+	else $(PYTHON) -m scripts.overlay.demo >build/demo.txt.tmp || { cat build/demo.txt.tmp; exit 1; }; \
 	mv build/demo.txt.tmp build/demo.txt; fi; cat build/demo.txt
 
 base:
-	$(SYSTEM_PYTHON) -m scripts.base
+	$(SYSTEM_PYTHON) -m scripts.patchset.base
 
 patches:
-	$(SYSTEM_PYTHON) -m scripts.patches
+	$(SYSTEM_PYTHON) -m scripts.patchset.patches
 
 check-patches:
-	$(SYSTEM_PYTHON) -m scripts.patches --check
+	$(SYSTEM_PYTHON) -m scripts.patchset.patches --check
 
 apply:
 	@test -n "$(PYTORCH_SRC)" || { echo "usage: make apply PYTORCH_SRC=/path/to/pytorch [BRANCH=cbrt]"; exit 2; }
-	$(SYSTEM_PYTHON) -m scripts.apply_checkout "$(PYTORCH_SRC)" --branch "$(BRANCH)"
+	$(SYSTEM_PYTHON) -m scripts.upstream.apply_checkout "$(PYTORCH_SRC)" --branch "$(BRANCH)"
 
 lint: venv
 	$(VENV)/bin/python -m scripts.lint
@@ -64,7 +64,7 @@ mutants: overlay
 	$(VENV)/bin/python -m scripts.testing.mutants
 
 bench: overlay
-	$(PYTHON) -m scripts.bench
+	$(PYTHON) -m scripts.measure.bench
 
 # Vectorized<T>::cbrt() built for aarch64 (NEON, SVE256), ppc64le, s390x and x86, run under qemu-user, same bits.
 # Headers patched in a scratch copy of the wheel's (build/vec-tests); the venv is not touched. Then the vec tests.
@@ -72,14 +72,14 @@ cross-arch: venv
 	$(VENV)/bin/python -m scripts.cross_arch.check --include "$$($(VENV)/bin/python -m scripts.cross_arch.vec_tests --print-include)"
 	$(VENV)/bin/python -m scripts.cross_arch.vec_tests
 
-# Wheels for scripts/gpu_check.sh on a machine without network (build/wheelhouse, carried along).
+# Wheels for scripts/gpu/check.sh on a machine without network (build/wheelhouse, carried along).
 gpu-bundle:
 	$(SYSTEM_PYTHON) -m scripts.gpu.bundle
 
-# Every stage of scripts/gpu_check.sh on the CPU, in a torch 2.11.0 venv (REHEARSE_PYTHON= for another).
+# Every stage of scripts/gpu/check.sh on the CPU, in a torch 2.11.0 venv (REHEARSE_PYTHON= for another).
 REHEARSE_OUT ?= build/gpu-rehearsal
 gpu-rehearse: venv
-	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu_check.sh --rehearse $(REHEARSE_OUT) $(REHEARSE_PYTHON)
+	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu/check.sh --rehearse $(REHEARSE_OUT) $(REHEARSE_PYTHON)
 
 # make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
 # USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).
@@ -89,11 +89,11 @@ PYTORCH_FLAGS = --branch "$(BRANCH)" $(if $(PYTORCH_SRC),--src "$(PYTORCH_SRC)")
 	$(if $(filter 1 yes true,$(SKIP_DEPS)),--skip-deps) $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
 pytorch:
-	$(SYSTEM_PYTHON) -m scripts.pytorch_build $(PYTORCH_FLAGS)
+	$(SYSTEM_PYTHON) -m scripts.upstream.pytorch_build $(PYTORCH_FLAGS)
 
 # make pr [PYTORCH_SRC=<checkout>] [FIXES=<issue>]: without a checkout, the wheel-based series (incomplete).
 pr:
-	$(SYSTEM_PYTHON) -m scripts.pr $(if $(PYTORCH_SRC),--pytorch-src "$(PYTORCH_SRC)") $(if $(FIXES),--fixes "$(FIXES)")
+	$(SYSTEM_PYTHON) -m scripts.upstream.pr $(if $(PYTORCH_SRC),--pytorch-src "$(PYTORCH_SRC)") $(if $(FIXES),--fixes "$(FIXES)")
 
 clean:
 	rm -rf build

@@ -7,7 +7,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
-from scripts.accuracy import Report, run
+from scripts.measure.accuracy import Report, run
 
 # What `make test` sweeps for torch.cbrt, each input contiguous, strided and in every loop tail (README "Accuracy").
 SWEPT_DTYPES = ("float16", "bfloat16", "float32", "float64")

@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.fragments import FragmentFile, Sources  # noqa: E402
 from scripts.gitutil import FIXED_IDENTITY, git  # noqa: E402
+from scripts.patchset.fragments import FragmentFile, Sources  # noqa: E402
 
 # The identity git config gives every test's git commands (GIT_CONFIG_COUNT outranks the user's files):
 # `make apply` and `make pr` commit under the user's configured name.
@@ -113,22 +113,27 @@ def checkout(tmp_path: Path) -> Path:
 def fixture_text_for(fragment_file: FragmentFile) -> str:
     """A stand-in for a file the wheel lacks: filler around each of its fragments' anchors.
 
-    An anchor made of lines that an earlier fragment adds (a later commit taking them back) is not
-    upstream content, so it is left out.
+    An anchor that is a block of lines another fragment adds (a later commit building on an earlier one) is not
+    upstream content, so it is left out; an anchor two fragments share is written once.
     """
-    added = {line for fragment in fragment_file.fragments for line in fragment.text if line not in fragment.anchor}
+
+    def block(lines: tuple[str, ...] | list[str]) -> str:
+        return "\n" + "\n".join(lines) + "\n"
+
     blocks = ["# upstream content before"]
-    written: set[tuple[str, ...]] = set()  # two fragments may insert at the same anchor
+    written: set[tuple[str, ...]] = set()
     for fragment in fragment_file.fragments:
-        if added.isdisjoint(fragment.anchor) and tuple(fragment.anchor) not in written:
-            written.add(tuple(fragment.anchor))
-            blocks += [*fragment.anchor, "# upstream content between"]
+        added_by_others = [block(other.text) for other in fragment_file.fragments if other is not fragment]
+        if tuple(fragment.anchor) in written or any(block(fragment.anchor) in text for text in added_by_others):
+            continue
+        written.add(tuple(fragment.anchor))
+        blocks += [*fragment.anchor, "# upstream content between"]
     return "\n".join(blocks) + "\n"
 
 
 def checkout_shaped_tree(path: Path, sources: Sources) -> Path:
     """The base made from the wheel, plus fixture files holding the anchors of the files the wheel lacks."""
-    from scripts.base import build_base
+    from scripts.patchset.base import build_base
 
     git(path.parent, "clone", "-q", str(build_base()), str(path))
     for fragment_file in sources.fragment_files:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import checkout_shaped_tree, fragment_toml, make_checkout, write
 
-import scripts.apply_checkout as apply_checkout
-from scripts.apply_checkout import ApplyError, apply_to_checkout
-from scripts.fragments import load_sources
+import scripts.upstream.apply_checkout as apply_checkout
 from scripts.gitutil import FIXED_IDENTITY, git
+from scripts.patchset.fragments import load_sources
+from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout
 
 
 def snapshot(repo: Path) -> tuple[str, str, str, str]:

@@ -8,7 +8,7 @@ import itertools
 import matplotlib.pyplot as plt
 import pytest
 
-from scripts.bench import Measurement, throughput_rows
+from scripts.measure.bench import Measurement, throughput_rows
 from scripts.measure.bench_plot import REPORT, figure_of, measurements_from_report
 
 KERNELS = ["torch.cbrt", "numpy.cbrt", "torch.neg (bandwidth)", "copy (bandwidth)", "torch.compile(torch.cbrt)",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scripts.bench import (
+from scripts.measure.bench import (
     COMPILED_CBRT,
     EAGER_ALLOCATING,
     Candidate,
@@ -12,7 +12,7 @@ from scripts.bench import (
     target_rows,
     throughput_rows,
 )
-from scripts.bench_baselines import SCALAR_LOOP
+from scripts.measure.bench_baselines import SCALAR_LOOP
 
 SIZES = [1 << 16, 1 << 24]
 

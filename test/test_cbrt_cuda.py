@@ -1,5 +1,5 @@
 """The CUDA kernel equals the CPU kernel bit for bit and follows IEEE at the extremes; skipped where no GPU is
-visible. The accuracy of both against a correctly rounded reference is scripts/accuracy.py's job."""
+visible. The accuracy of both against a correctly rounded reference is scripts/measure/accuracy.py's job."""
 
 from __future__ import annotations
 

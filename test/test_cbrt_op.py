@@ -9,7 +9,7 @@ import pytest
 import torch
 from expecttest import TestCase
 
-from scripts.accuracy import error_against_exact_reference
+from scripts.measure.accuracy import error_against_exact_reference
 
 FLOATING = [torch.float32, torch.float64, torch.half, torch.bfloat16]
 INTEGRAL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
@@ -21,7 +21,7 @@ DOCUMENTED_MAX_ULP = {torch.float32: 0.75, torch.float64: 0.67, torch.half: 0.5,
 
 
 def assert_within_documented_bound(actual: torch.Tensor, x: torch.Tensor) -> None:
-    """Against scripts/accuracy.py's exact reference (never torch.cbrt): within the dtype's ULP bound, and
+    """Against scripts/measure/accuracy.py's exact reference (never torch.cbrt): within the dtype's ULP bound, and
     correctly rounded where the bound is half an ULP."""
     error, wrong = error_against_exact_reference(actual, x)
     worst = int(error.argmax())

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from scripts.accuracy import round_reference, ulp_error
+from scripts.measure.accuracy import round_reference, ulp_error
 
 FINITE64 = st.floats(allow_nan=False, allow_infinity=False, width=64)
 FINITE32 = st.floats(allow_nan=False, allow_infinity=False, width=32)

@@ -12,8 +12,8 @@ import torch
 from torch._inductor import config, cpu_vec_isa, metrics
 from torch.testing._internal.common_utils import TestCase, instantiate_parametrized_tests, parametrize
 
-from scripts.fragments import load_fragment_file
 from scripts.layout import REPO_ROOT
+from scripts.patchset.fragments import load_fragment_file
 
 if not hasattr(torch, "cbrt"):
     pytest.skip("the overlay is not built: run `make`", allow_module_level=True)

@@ -8,7 +8,7 @@ import pytest
 from conftest import fragment_toml, write
 from expecttest import TestCase
 
-from scripts.fragments import Fragment, FragmentError, apply_fragments_to_text, load_sources
+from scripts.patchset.fragments import Fragment, FragmentError, apply_fragments_to_text, load_sources
 
 YAML = "- func: sqrt(Tensor self) -> Tensor\n  variants: function\n\n- func: square(Tensor self) -> Tensor\n"
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts.base import build_base
-from scripts.fragments import Fragment, FragmentFile, apply_fragments_to_text, load_sources
-from scripts.patches import PATCHES_DIR
-from scripts.wheel_source import GUARD_CLOSE, GUARD_MACROS, add_install_guard
+from scripts.patchset.base import build_base
+from scripts.patchset.fragments import Fragment, FragmentFile, apply_fragments_to_text, load_sources
+from scripts.patchset.patches import PATCHES_DIR
+from scripts.patchset.wheel_source import GUARD_CLOSE, GUARD_MACROS, add_install_guard
 
 GUARD_ERROR_LINE = GUARD_CLOSE.splitlines()[2]
 HEADER_SUFFIXES = (".h", ".cuh", ".hpp")

@@ -1,6 +1,6 @@
 """test_unary_ufuncs.py for the cbrt UnaryUfuncInfo.
 
-Reference numerics on the OpInfo input generators, within the documented ulp bounds of scripts/accuracy.py's
+Reference numerics on the OpInfo input generators, within the documented ulp bounds of scripts/measure/accuracy.py's
 correctly rounded reference rather than of the OpInfo's np.cbrt (whose float32 error, up to 2 ulp, depends on
 the SIMD path NumPy picks on the machine), with the OpInfo's reference giving the result dtype; and the contiguity,
 slicing and out= consistency checks test_unary_ufuncs.py runs for every unary ufunc.
@@ -24,7 +24,7 @@ from torch.testing._internal.opinfo.core import (
     generate_elementwise_unary_tensors,
 )
 
-from scripts.accuracy import longdouble_cbrt, round_reference
+from scripts.measure.accuracy import longdouble_cbrt, round_reference
 
 # Against the correctly rounded reference: half and bfloat16 are correctly rounded,
 # so exact; float32 (0.75 ulp) and float64 (0.67 ulp) are at most 1 ulp from the correctly rounded result, which

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import scripts.overlay_build as overlay_build
-from scripts.overlay_install import HOOK, PACKAGE
-from scripts.pin import load_pin
+import scripts.overlay.build as overlay_build
+from scripts.overlay.install import HOOK, PACKAGE
+from scripts.patchset.pin import load_pin
 
 EXTENSION = f"{PACKAGE}_C{sysconfig.get_config_var('EXT_SUFFIX')}"
 LIBRARY = "libtorch_cbrt_overlay.so"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import scripts.overlay_install as overlay_install
+import scripts.overlay.install as overlay_install
 
 INIT = """\
 import os

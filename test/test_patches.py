@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.base import build_base
 from scripts.gitutil import FIXED_IDENTITY, git
-from scripts.patches import PATCHES_DIR, SERIES_NAME, differences, export_series
+from scripts.patchset.base import build_base
+from scripts.patchset.patches import PATCHES_DIR, SERIES_NAME, differences, export_series
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +62,9 @@ def test_git_am_applies_the_series_to_the_base(base: Path, tmp_path: Path) -> No
 
 
 def test_the_lock_pins_every_base_file_a_fragment_edits(base: Path) -> None:
-    from scripts.fragments import load_sources
-    from scripts.pin import load_pin
+    from scripts.patchset.fragments import load_sources
+    from scripts.patchset.pin import load_pin
 
     edited_in_base = {p for p in load_sources().edited_upstream_paths() if (base / p).is_file()}
     missing = sorted(edited_in_base - set(load_pin().base_sha256))
-    assert not missing, f"run `python -m scripts.pin --update` after checking the anchors: {missing}"
+    assert not missing, f"run `python -m scripts.patchset.pin --update` after checking the anchors: {missing}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.pin import DriftError, Pin, check_base_file, sha256_of
+from scripts.patchset.pin import DriftError, Pin, check_base_file, sha256_of
 
 PIN = Pin("2.14.1", "5c4886908584029761b579af026dcfb627c84070", "torch==2.14.1", {"a.yaml": sha256_of(b"pinned\n")})
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import TEST_USER, checkout_shaped_tree, write
 
-from scripts.apply_checkout import ApplyError, apply_to_checkout
-from scripts.fragments import load_sources
 from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
-from scripts.pr import (
+from scripts.patchset.fragments import load_sources
+from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout
+from scripts.upstream.pr import (
     COMPLETE_COMMAND,
     NOT_RUN,
     PrInputs,
@@ -60,7 +60,7 @@ README = """\
 
 ```sh
 # not a heading: a comment in a code block
-python -m scripts.accuracy
+python -m scripts.measure.accuracy
 ```
 
 | dtype | max ULP error |
@@ -198,7 +198,7 @@ def test_markdown_section_skips_hashes_inside_code_fences() -> None:
 
 
 def test_overlay_results_of_make_test_appear_in_the_matrix(tmp_path: Path) -> None:
-    from scripts.pr import overlay_matrix
+    from scripts.upstream.pr import overlay_matrix
 
     assert "not run yet" in overlay_matrix(tmp_path / "missing.xml")[0]
     xml = tmp_path / "overlay.xml"

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-import scripts.pytorch_build as lane
-from scripts.apply_checkout import ApplyError
-from scripts.fragments import load_sources
+import scripts.upstream.pytorch_build as lane
 from scripts.gitutil import git
-from scripts.junit_summary import markdown_table, summarize_dir, summarize_file
-from scripts.pytorch_build import (
+from scripts.patchset.fragments import load_sources
+from scripts.upstream.apply_checkout import ApplyError
+from scripts.upstream.junit_summary import markdown_table, summarize_dir, summarize_file
+from scripts.upstream.pytorch_build import (
     SUITES,
     ApplyPatchSet,
     Command,
@@ -184,7 +184,7 @@ def test_every_suite_runs_filtered_from_test_with_its_own_junit_file(tmp_path: P
         assert f"--junitxml={tmp_path / 'results' / suite.junit_file}" in run.argv
         assert not run.check
     assert len({suite.junit_file for suite in SUITES}) == len(SUITES)
-    assert commands(plan)[-1].argv[1:] == ("-m", "scripts.junit_summary", str(tmp_path / "results"))
+    assert commands(plan)[-1].argv[1:] == ("-m", "scripts.upstream.junit_summary", str(tmp_path / "results"))
 
 
 # --- dry run ----------------------------------------------------------------------------------------
@@ -380,7 +380,7 @@ def test_junit_an_unreadable_file_is_reported_not_skipped(tmp_path: Path) -> Non
 def test_junit_summary_of_a_folder_and_its_exit_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import scripts.junit_summary as junit_summary
+    import scripts.upstream.junit_summary as junit_summary
 
     write(tmp_path / "b-test_torch.xml", UNITTEST_XML)
     monkeypatch.setattr(sys, "argv", ["junit_summary", str(tmp_path)])

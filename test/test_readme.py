@@ -9,9 +9,9 @@ import re
 import pytest
 from accuracy_runs import swept
 
-from scripts.accuracy import Report, markdown_table, run
-from scripts.bad_inputs import markdown_table as bad_input_table
-from scripts.readme_tables import README, read_section
+from scripts.measure.accuracy import Report, markdown_table, run
+from scripts.measure.bad_inputs import markdown_table as bad_input_table
+from scripts.measure.readme_tables import README, read_section
 
 README_CANDIDATES = ("torch.cbrt", "numpy.cbrt", "copysign(pow(abs(x), 1/3), x)", "sign(x) * abs(x) ** (1/3)")
 
@@ -28,11 +28,11 @@ def row_of(report: Report) -> str:
 
 
 def test_bad_input_table_matches_what_the_operator_raises_today() -> None:
-    assert read_section(README.read_text(), "bad-inputs") == bad_input_table(), "run `python -m scripts.readme_tables`"
+    assert read_section(README.read_text(), "bad-inputs") == bad_input_table(), "run `python -m scripts.measure.readme_tables`"
 
 
 def test_accuracy_table_has_a_row_per_dtype_and_implementation_of_its_command() -> None:
-    command = next(line for line in README.read_text().splitlines() if line.startswith("`python -m scripts.accuracy"))
+    command = next(line for line in README.read_text().splitlines() if line.startswith("`python -m scripts.measure.accuracy"))
     assert all(f'"{c}"' in command or f" {c} " in command for c in README_CANDIDATES), command
     dtypes = ("float16", "bfloat16", "float32", "float64")
     assert list(accuracy_rows()) == [(d, c) for d in dtypes for c in README_CANDIDATES]

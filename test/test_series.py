@@ -1,6 +1,6 @@
 """Every commit of the stack carries what the upstream suites its content triggers demand.
 
-The rules (scripts/series_checks.py) are proven on small file sets, then the real stack is applied
+The rules (scripts/patchset/series_checks.py) are proven on small file sets, then the real stack is applied
 to a checkout-shaped tree and each of its commits is checked.
 """
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import checkout_shaped_tree
 
-from scripts.apply_checkout import apply_to_checkout
-from scripts.fragments import load_sources
 from scripts.gitutil import git
-from scripts.series_checks import CORE_OPERATORS, HAS_DECOMPOSITION, OPINFOS, OVERLOADS, unmet_demands
-from scripts.series_from_checkout import file_reader
+from scripts.patchset.fragments import load_sources
+from scripts.patchset.series_checks import CORE_OPERATORS, HAS_DECOMPOSITION, OPINFOS, OVERLOADS, unmet_demands
+from scripts.upstream.apply_checkout import apply_to_checkout
+from scripts.upstream.series_from_checkout import file_reader
 
 OPERATOR = {"aten/src/ATen/native/native_functions.yaml": "- func: cbrt(Tensor self) -> Tensor\n"}
 PUBLIC_API = {

@@ -42,8 +42,8 @@ from torch.testing._internal.common_utils import (
     torch_to_numpy_dtype_dict,
 )
 
-from scripts.fragments import load_fragment_file
 from scripts.layout import REPO_ROOT
+from scripts.patchset.fragments import load_fragment_file
 
 if not hasattr(torch, "cbrt"):
     pytest.skip("the overlay is not built: run `make`", allow_module_level=True)

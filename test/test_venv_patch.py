@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import NATIVE_FUNCTIONS, write
 
-import scripts.venv_patch as venv_patch
-from scripts.fragments import load_sources
+import scripts.overlay.venv_patch as venv_patch
+from scripts.patchset.fragments import load_sources
 
 YAML_MEMBER = "torchgen/packaged/ATen/native/native_functions.yaml"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scripts.layout import is_install_generated, upstream_path_of, wheel_member_of
-from scripts.wheel_source import (
+from scripts.patchset.wheel_source import (
     GUARD_CLOSE,
     GUARD_OPEN,
     InstallGuardError,

@@ -22,11 +22,11 @@ from pathlib import Path
 from scripts.cross_arch.check import write_sleef_shim
 from scripts.cross_arch.targets import Build, host_cpu_flags, programs_needed, runnable_builds
 from scripts.cross_arch.toolchain import install
-from scripts.fragments import load_sources
 from scripts.layout import REPO_ROOT, SOURCE_FOLDERS
-from scripts.pin import load_pin
-from scripts.venv_patch import patch_install
-from scripts.wheel import TorchWheel
+from scripts.overlay.venv_patch import patch_install
+from scripts.patchset.fragments import load_sources
+from scripts.patchset.pin import load_pin
+from scripts.patchset.wheel import TorchWheel
 
 OUTPUT = REPO_ROOT / "build" / "vec-tests"
 HARNESS = REPO_ROOT / "test" / "cross_arch" / "vec_test_harness.cpp"

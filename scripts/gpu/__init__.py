@@ -1,1 +1,1 @@
-"""The prepared GPU check (scripts/gpu_check.sh): its wheel bundle, checks, benchmark and report."""
+"""The prepared GPU check (scripts/gpu/check.sh): its wheel bundle, checks, benchmark and report."""

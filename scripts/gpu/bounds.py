@@ -1,4 +1,4 @@
-"""Check a `scripts.accuracy --json` file against the documented bounds; exit 1 on any miss.
+"""Check a `scripts.measure.accuracy --json` file against the documented bounds; exit 1 on any miss.
 
 Half and bfloat16: every result correctly rounded. float32 and float64: at most 0.84 ULP. All: none over 1 ULP.
 """

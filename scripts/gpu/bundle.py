@@ -1,4 +1,4 @@
-"""`make gpu-bundle`: wheels of everything scripts/gpu_check.sh needs besides torch, for an offline machine.
+"""`make gpu-bundle`: wheels of everything scripts/gpu/check.sh needs besides torch, for an offline machine.
 
 Downloads scripts/gpu/bundle.txt and what it depends on, as binary wheels for one CPython version
 (the GPU machine's: 3.12 by default) into build/wheelhouse, and refuses a bundle that would not fit

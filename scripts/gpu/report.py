@@ -1,4 +1,4 @@
-"""Fill docs/BENCHMARKS.md's GPU section from a `scripts/gpu_check.sh OUT_DIR` run.
+"""Fill docs/BENCHMARKS.md's GPU section from a `scripts/gpu/check.sh OUT_DIR` run.
 
 Reads OUT_DIR/machine.txt, summary.txt, bitwise.json, accuracy.json and bench.json; replaces what lies
 between the section's markers, or appends the section when they are missing.
@@ -11,13 +11,13 @@ import json
 import sys
 from pathlib import Path
 
-from scripts.accuracy import Report, markdown_table
 from scripts.gpu.bench import markdown
 from scripts.layout import REPO_ROOT
+from scripts.measure.accuracy import Report, markdown_table
 
 BEGIN, END = "<!-- gpu:begin -->", "<!-- gpu:end -->"
 BENCHMARKS = REPO_ROOT / "docs" / "BENCHMARKS.md"
-HEADING = "## GPU (made by `bash scripts/gpu_check.sh OUT_DIR` and `python3 -m scripts.gpu.report OUT_DIR`)"
+HEADING = "## GPU (made by `bash scripts/gpu/check.sh OUT_DIR` and `python3 -m scripts.gpu.report OUT_DIR`)"
 
 
 def read_json(path: Path) -> object | None:
@@ -58,7 +58,7 @@ this section.
 
 
 def carried_over(new_report: str, previous: Path) -> str:
-    """new_report (a CPU run of scripts.bench) with the GPU section that `previous` holds, so a CPU
+    """new_report (a CPU run of scripts.measure.bench) with the GPU section that `previous` holds, so a CPU
     benchmark run never drops GPU figures."""
     text = previous.read_text() if previous.is_file() else ""
     if BEGIN in text and END in text:
@@ -75,7 +75,7 @@ def main() -> int:
     args = parser.parse_args()
     for needed in ("machine.txt", "summary.txt"):
         if not (args.out_dir / needed).is_file():
-            print(f"report: error: {args.out_dir / needed} missing: run bash scripts/gpu_check.sh {args.out_dir} first",
+            print(f"report: error: {args.out_dir / needed} missing: run bash scripts/gpu/check.sh {args.out_dir} first",
                   file=sys.stderr)
             return 1
     args.benchmarks.write_text(filled(args.benchmarks.read_text(), section(args.out_dir)))

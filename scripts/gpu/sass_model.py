@@ -29,8 +29,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.fragments import Sources, apply_fragments_to_text, load_sources
 from scripts.layout import REPO_ROOT, wheel_member_of
+from scripts.patchset.fragments import Sources, apply_fragments_to_text, load_sources
 
 ARCHS = ("sm_80", "sm_90")
 DTYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
@@ -199,7 +199,7 @@ def probe_source(dtypes: dict[str, str] = DTYPES) -> str:
 
 
 def shipped_header(site: Path, member: str) -> str:
-    """The header as the wheel shipped it: scripts/venv_patch.py's pristine copy when the install is patched."""
+    """The header as the wheel shipped it: scripts/overlay/venv_patch.py's pristine copy when the install is patched."""
     pristine = site / ".cbrt-overlay" / "pristine" / member
     return (pristine if pristine.is_file() else site / member).read_text()
 

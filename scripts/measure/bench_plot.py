@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scripts.bench import Measurement, lookup
 from scripts.layout import REPO_ROOT
+from scripts.measure.bench import Measurement, lookup
 
 if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn, not with the bench
     from matplotlib.axes import Axes

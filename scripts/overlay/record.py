@@ -19,9 +19,9 @@ from scripts.layout import REPO_ROOT, SOURCE_FOLDERS
 STATE_DIR_NAME = ".cbrt-overlay"
 RECORD_NAME = "installed.json"
 # The tools whose code decides what gets built and installed (besides scripts/overlay/).
-TOOL_FILES = ("scripts/overlay_build.py", "scripts/overlay_codegen.py", "scripts/overlay_install.py",
-              "scripts/venv_patch.py", "scripts/fragments.py", "scripts/layout.py", "scripts/pin.py",
-              "scripts/tomlcompat.py", "topics.toml", "pytorch.lock")
+# The tools outside scripts/overlay (which is digested whole) that decide what a build installs.
+TOOL_FILES = ("scripts/patchset/fragments.py", "scripts/patchset/pin.py", "scripts/patchset/wheel_source.py",
+              "scripts/layout.py", "scripts/tomlcompat.py", "topics.toml", "pytorch.lock")
 
 
 def file_digest(path: Path) -> str:

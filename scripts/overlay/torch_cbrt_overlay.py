@@ -1,7 +1,7 @@
 """Loads the out-of-tree cbrt operator overlay into this torch.
 
 Installed as the package ``_torch_cbrt_overlay`` next to ``torch`` (by
-scripts/overlay_install.py), beside the two shared objects that
+scripts/overlay/install.py), beside the two shared objects that
 scripts/overlay/CMakeLists.txt builds into it.  torch/__init__.py imports it
 right after ``torch._C`` is initialised: importing the extension loads
 libtorch_cbrt_overlay.so, whose static initializers register aten::cbrt*,
@@ -26,7 +26,7 @@ import tempfile
 
 from . import _torch_cbrt_overlay_C  # noqa: F401
 
-# The digest of the inputs of the build that installed this file (scripts/overlay_install.py writes it).
+# The digest of the inputs of the build that installed this file (scripts/overlay/install.py writes it).
 CONTENT_KEY = "unset"
 CACHE_SUBDIR_PREFIX = "cbrt-overlay-"
 

@@ -99,35 +99,35 @@ MUTANTS = (
     ),
     Mutant(
         "make apply rollback keeps the untracked files a topic wrote",
-        "scripts/apply_checkout.py",
+        "scripts/upstream/apply_checkout.py",
         "        (checkout / path).unlink(missing_ok=True)\n",
         "        pass\n",
         ("test/test_apply_checkout.py", "-k", "interrupt"),
     ),
     Mutant(
         "make apply rollback does not reset a moved original branch",
-        "scripts/apply_checkout.py",
+        "scripts/upstream/apply_checkout.py",
         '        git(checkout, "reset", "-q", "--hard", state.head)\n',
         "        pass\n",
         ("test/test_apply_checkout.py", "-k", "reset_away"),
     ),
     Mutant(
         "overlay build keeps the new library when a step fails",
-        "scripts/overlay_build.py",
+        "scripts/overlay/build.py",
         "    except BaseException:\n        snapshot.restore()\n        raise\n",
         "    except BaseException:\n        raise\n",
         ("test/test_overlay_build.py",),
     ),
     Mutant(
         "accuracy sweep skips NaN: a NaN error counts as 0",
-        "scripts/accuracy.py",
+        "scripts/measure/accuracy.py",
         '    return torch.where(error.isnan(), float("inf"), error)\n',
         "    return error.nan_to_num(0.0)\n",
         ("test/test_accuracy.py", "-k", "nan_or_inf"),
     ),
     Mutant(
         "accuracy sweep never runs strided inputs",
-        "scripts/accuracy.py",
+        "scripts/measure/accuracy.py",
         "        results.append(candidate(strided_view(x)))\n",
         "        results.append(candidate(x))\n",
         ("test/test_accuracy.py", "-k", "strided"),
@@ -141,7 +141,7 @@ MUTANTS = (
     ),
     Mutant(
         "accuracy sweep never runs loop tails",
-        "scripts/accuracy.py",
+        "scripts/measure/accuracy.py",
         "        results.append(torch.cat([candidate(rows).flatten() for rows in tail_rows(x)]) if len(x) else results[0])\n",
         "        results.append(results[0])\n",
         ("test/test_accuracy.py", "-k", "loop_tails"),
@@ -188,7 +188,7 @@ def scratch_copy(scratch: Path, with_venv: bool) -> Path:
 
 
 def build_overlay(scratch: Path, python: str) -> bool:
-    result = subprocess.run([python, "-m", "scripts.overlay_build", "--python", python], cwd=scratch)
+    result = subprocess.run([python, "-m", "scripts.overlay.build", "--python", python], cwd=scratch)
     return result.returncode == 0
 
 

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.fragments import FragmentError, Sources, apply_fragments_to_text, load_sources
 from scripts.layout import wheel_member_of
-from scripts.pin import DriftError, check_base_file, load_pin
-from scripts.wheel_source import InstallGuardError, source_bytes
+from scripts.patchset.fragments import FragmentError, Sources, apply_fragments_to_text, load_sources
+from scripts.patchset.pin import DriftError, check_base_file, load_pin
+from scripts.patchset.wheel_source import InstallGuardError, source_bytes
 
 STATE_DIR_NAME = ".cbrt-overlay"
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.fragments import FragmentError, FragmentFile, Sources, apply_fragments_to_text
+from scripts.patchset.fragments import FragmentError, FragmentFile, Sources, apply_fragments_to_text
 
 
 @dataclass

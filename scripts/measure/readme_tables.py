@@ -28,10 +28,10 @@ def replace_section(text: str, name: str, body: str) -> str:
 
 
 def main() -> None:
-    from scripts.bad_inputs import markdown_table
+    from scripts.measure.bad_inputs import markdown_table
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--accuracy", type=Path, help="markdown table printed by `python -m scripts.accuracy`")
+    parser.add_argument("--accuracy", type=Path, help="markdown table printed by `python -m scripts.measure.accuracy`")
     args = parser.parse_args()
     text = replace_section(README.read_text(), "bad-inputs", markdown_table())
     if args.accuracy:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 PACKAGE = "_torch_cbrt_overlay"
-LOADER = Path(__file__).resolve().parent / "overlay" / "torch_cbrt_overlay.py"
+LOADER = Path(__file__).resolve().parent / "torch_cbrt_overlay.py"
 # After torch._C is initialised and before torch copies _C._VariableFunctions
 # into its namespace (and long before torch._prims / torch._refs).
 ANCHOR_PREFIX = "_C._initExtension(_manager_path())"

@@ -21,11 +21,11 @@ import numpy as np
 import torch
 import torch.utils.benchmark as benchmark
 
-from scripts.alternatives import prims_composite, python_cube_root
-from scripts.bench_baselines import SCALAR_LOOP, baseline_kernels
 from scripts.cross_arch.targets import host_cpu_flags
 from scripts.gpu.report import carried_over
 from scripts.layout import REPO_ROOT
+from scripts.measure.alternatives import prims_composite, python_cube_root
+from scripts.measure.bench_baselines import SCALAR_LOOP, baseline_kernels
 from scripts.measure.machine import cpu_model
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], object]
@@ -168,7 +168,7 @@ def capability_table(capability: str) -> dict[str, Candidate]:
 def measure_other_build(capability: str, dtypes: list[str], sizes: list[int], min_run_time: float,
                         rounds: int) -> list[Measurement]:
     exponents = [str(s.bit_length() - 1) for s in sizes]
-    command = [sys.executable, "-m", "scripts.bench", "--child-build", capability, "--dtypes", *dtypes,
+    command = [sys.executable, "-m", "scripts.measure.bench", "--child-build", capability, "--dtypes", *dtypes,
                "--exponents", *exponents, "--min-run-time", str(min_run_time), "--rounds", str(rounds)]
     environment = {**os.environ, "ATEN_CPU_CAPABILITY": capability.lower()}
     result = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=REPO_ROOT)
@@ -403,7 +403,7 @@ def main() -> None:
     from scripts.measure.bench_plot import plot as draw_plot  # it imports this module
 
     draw_plot(results, plot)
-    command = "python -m scripts.bench " + " ".join(sys.argv[1:])
+    command = "python -m scripts.measure.bench " + " ".join(sys.argv[1:])
     args.output.write_text(carried_over(write_report(results, sizes, command.strip(), plot), args.output))
     print(f"bench: wrote {args.output} and {plot}")
 

@@ -2,7 +2,7 @@
 
 The topics are committed in a scratch clone of the checkout's HEAD, under the user's git identity,
 with the Test Plan counts found in the JUnit XML; the checkout itself is never touched. Every
-commit is then checked for what the upstream suites demand of it (scripts/series_checks.py).
+commit is then checked for what the upstream suites demand of it (scripts/patchset/series_checks.py).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.apply_checkout import MARKER_FILE, ApplyError, commit_identity, commit_topics, pending_plans
-from scripts.fragments import Sources
 from scripts.gitutil import git, head_commit, is_git_repo
-from scripts.junit_summary import SuiteResult
-from scripts.series_checks import Reader, unmet_demands
+from scripts.patchset.fragments import Sources
+from scripts.patchset.series_checks import Reader, unmet_demands
+from scripts.upstream.apply_checkout import MARKER_FILE, ApplyError, commit_identity, commit_topics, pending_plans
+from scripts.upstream.junit_summary import SuiteResult
 
 SERIES_NAME = "series"
 
@@ -69,7 +69,7 @@ def export_from_checkout(
 ) -> ExportedSeries:
     """Commit the topics on a scratch clone of `checkout` and write their `git format-patch` series to `output`.
 
-    `results` gives the Test Plan counts (scripts.testplan.load_results).
+    `results` gives the Test Plan counts (scripts.patchset.testplan.load_results).
     """
     check_source(checkout)
     identity = commit_identity(checkout)

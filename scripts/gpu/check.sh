@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The prepared run for a CUDA machine with a preinstalled torch (2.11 to 2.14.1) and no network:
-#   bash scripts/gpu_check.sh OUT_DIR [PYTHON]              PYTHON defaults to python3
+#   bash scripts/gpu/check.sh OUT_DIR [PYTHON]              PYTHON defaults to python3
 # and its rehearsal on a machine without a GPU, every stage on the CPU:
-#   bash scripts/gpu_check.sh --rehearse OUT_DIR [PYTHON]   PYTHON defaults to a new torch 2.11.0 venv
+#   bash scripts/gpu/check.sh --rehearse OUT_DIR [PYTHON]   PYTHON defaults to a new torch 2.11.0 venv
 # Stages: the bundle's missing wheels (build/wheelhouse, `make gpu-bundle`), the overlay build
 # (MAX_JOBS = cores), the CUDA tests, CUDA against CPU bit for bit, the accuracy sweep with its
 # bounds, and throughput against a device-to-device copy, its share of copy bandwidth printed beside the H200
@@ -12,9 +12,9 @@
 set -uo pipefail
 rehearse=0
 if [ "${1:-}" = --rehearse ]; then rehearse=1; shift; fi
-out=${1:?usage: bash scripts/gpu_check.sh [--rehearse] OUT_DIR [PYTHON]}
+out=${1:?usage: bash scripts/gpu/check.sh [--rehearse] OUT_DIR [PYTHON]}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 jobs=${MAX_JOBS:-$(nproc)}
 failed=0
 : >"$out/summary.txt"
@@ -38,7 +38,7 @@ bench_against_model() {  # the measured share of copy bandwidth next to the mode
 }
 
 sweep() {  # the accuracy sweep of every dtype, then its verdict against the documented bounds
-  "$python" -m scripts.accuracy --dtypes float16 bfloat16 float32 float64 --json "$out/accuracy.json" "$@" \
+  "$python" -m scripts.measure.accuracy --dtypes float16 bfloat16 float32 float64 --json "$out/accuracy.json" "$@" \
     && "$python" -m scripts.gpu.bounds "$out/accuracy.json"
 }
 
@@ -66,7 +66,7 @@ fi
 cat "$out/machine.txt"
 
 stage bundle "$python" -m scripts.gpu.install_bundle --wheelhouse "$wheelhouse" && note "$(tail -n 1 "$out/bundle.log")"
-stage overlay "$python" -m scripts.overlay_build --python "$python" --cuda "$cuda" --jobs "$jobs" || {
+stage overlay "$python" -m scripts.overlay.build --python "$python" --cuda "$cuda" --jobs "$jobs" || {
   note "the overlay did not build: no later stage can run; see $out/overlay.log"; exit 1; }
 grep '^overlay: skipped' "$out/overlay.log" | tee -a "$out/summary.txt"
 

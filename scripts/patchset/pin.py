@@ -45,7 +45,7 @@ def sha256_of(content: bytes) -> str:
 def check_base_file(pin: Pin, upstream_path: str, content: bytes) -> None:
     """Fail when a pinned base file differs from the pin, so stale anchors are not trusted.
 
-    `content` is source text (scripts/wheel_source.py), as upstream has the file: an installed
+    `content` is source text (scripts/patchset/wheel_source.py), as upstream has the file: an installed
     header is checked with its install-time guard taken off.
     """
     expected = pin.base_sha256.get(upstream_path)
@@ -56,20 +56,20 @@ def check_base_file(pin: Pin, upstream_path: str, content: bytes) -> None:
         raise DriftError(
             f"{upstream_path}: sha256 {actual[:12]}... differs from pytorch.lock's "
             f"{expected[:12]}... (PyTorch {pin.version}). The wheel is not the pinned one: "
-            f"install {pin.wheel}, or re-pin with `python -m scripts.pin --update` after "
+            f"install {pin.wheel}, or re-pin with `python -m scripts.patchset.pin --update` after "
             "checking every fragment against the new file."
         )
 
 
 def render_lock(pin: Pin) -> str:
     lines = [
-        "# The PyTorch this patch set targets. `python -m scripts.pin --update` refreshes base_sha256.",
+        "# The PyTorch this patch set targets. `python -m scripts.patchset.pin --update` refreshes base_sha256.",
         f'version = "{pin.version}"',
         f'commit = "{pin.commit}"',
         f'wheel = "{pin.wheel}"',
         "",
         "# sha256 of the source text of every pinned base file that a fragment edits (the wheel's file,",
-        "# its install-time header guard taken off: scripts/wheel_source.py).",
+        "# its install-time header guard taken off: scripts/patchset/wheel_source.py).",
         "[base_sha256]",
     ]
     lines += [f'"{path}" = "{digest}"' for path, digest in sorted(pin.base_sha256.items())]
@@ -79,8 +79,8 @@ def render_lock(pin: Pin) -> str:
 def main() -> None:
     import argparse
 
-    from scripts.fragments import load_sources
-    from scripts.wheel import TorchWheel
+    from scripts.patchset.fragments import load_sources
+    from scripts.patchset.wheel import TorchWheel
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--update", action="store_true", help="rewrite base_sha256 from the wheel's source text")

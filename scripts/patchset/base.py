@@ -1,6 +1,6 @@
 """`make base`: the pinned PyTorch files that the wheel ships, at upstream paths, as a one-commit git repo.
 
-Each file is its source text (scripts/wheel_source.py: headers without the install-time guard), so
+Each file is its source text (scripts/patchset/wheel_source.py: headers without the install-time guard), so
 the series made on it applies to a PyTorch checkout; files the build generates are left out.
 """
 
@@ -10,11 +10,11 @@ import shutil
 import time
 from pathlib import Path
 
-from scripts.fragments import load_sources
 from scripts.gitutil import FIXED_IDENTITY, git, head_commit, is_git_repo
 from scripts.layout import REPO_ROOT
-from scripts.pin import Pin, check_base_file, load_pin, sha256_of
-from scripts.wheel import TorchWheel
+from scripts.patchset.fragments import load_sources
+from scripts.patchset.pin import Pin, check_base_file, load_pin, sha256_of
+from scripts.patchset.wheel import TorchWheel
 
 BASE_DIR = REPO_ROOT / "build" / "base"
 STAMP_NAME = ".cbrt-base-stamp"
@@ -25,12 +25,12 @@ def base_message(pin: Pin) -> str:
         f"PyTorch v{pin.version} ({pin.short_commit}), files shipped in the {pin.wheel} wheel\n\n"
         f"Upstream commit {pin.commit}. Only the files the wheel carries are here,\n"
         "at their upstream paths and as source text (headers without the install-time\n"
-        "guard); see scripts/layout.py and scripts/wheel_source.py.\n"
+        "guard); see scripts/layout.py and scripts/patchset/wheel_source.py.\n"
     )
 
 
 # The code that decides what the base holds: a change to it makes a stale base, as a new wheel does.
-BASE_MAKERS = ("scripts/base.py", "scripts/layout.py", "scripts/wheel.py", "scripts/wheel_source.py")
+BASE_MAKERS = ("scripts/patchset/base.py", "scripts/layout.py", "scripts/patchset/wheel.py", "scripts/patchset/wheel_source.py")
 
 
 def _stamp(pin: Pin, wheel: TorchWheel) -> str:

@@ -1,6 +1,6 @@
 """Passed/failed/errors/skipped per suite, read from JUnit XML files (pytest's or unittest-xml-reporting's).
 
-`python -m scripts.junit_summary DIR` prints one row per `*.xml` in DIR and exits 1
+`python -m scripts.upstream.junit_summary DIR` prints one row per `*.xml` in DIR and exits 1
 when any suite has a failure, an error, an unreadable file or no test at all.
 """
 

@@ -1,6 +1,6 @@
 """The pinned torch wheel, read as the pristine source of the upstream files it ships.
 
-What it installs is not quite source: headers carry an install-time guard (scripts/wheel_source.py
+What it installs is not quite source: headers carry an install-time guard (scripts/patchset/wheel_source.py
 takes it off) and generated files are not upstream files at all (scripts/layout.py leaves them out).
 """
 
@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 
 from scripts.layout import REPO_ROOT, upstream_path_of, wheel_member_of
-from scripts.pin import Pin
-from scripts.wheel_source import source_bytes
+from scripts.patchset.pin import Pin
+from scripts.patchset.wheel_source import source_bytes
 
 WHEEL_CACHE = REPO_ROOT / "build" / "wheel"
 

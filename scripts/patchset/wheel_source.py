@@ -58,7 +58,7 @@ def strip_install_guard(text: str, path: str) -> str:
         raise InstallGuardError(
             f"{path}: its install-time guard {found} the one the wheel puts on every header "
             f"(first line {GUARD_OPEN.strip()!r}, last line {GUARD_CLOSE.splitlines()[-1]!r}); "
-            "the wheel's install step changed: update scripts/wheel_source.py"
+            "the wheel's install step changed: update scripts/patchset/wheel_source.py"
         )
     return text
 

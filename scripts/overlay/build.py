@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts import overlay_install, venv_patch
-from scripts.fragments import FragmentError, load_sources
 from scripts.layout import REPO_ROOT, wheel_member_of
+from scripts.overlay import install as overlay_install
+from scripts.overlay import venv_patch
 from scripts.overlay.record import (
     STATE_DIR_NAME,
     Record,
@@ -37,7 +37,8 @@ from scripts.overlay.record import (
 )
 from scripts.overlay.snapshot import Snapshot
 from scripts.overlay.target import Target, TargetError, probe
-from scripts.pin import DriftError, load_pin
+from scripts.patchset.fragments import FragmentError, load_sources
+from scripts.patchset.pin import DriftError, load_pin
 
 OVERLAY_DIR = REPO_ROOT / "scripts" / "overlay"
 NATIVE_SOURCES = REPO_ROOT / "aten_native" / "aten" / "src" / "ATen" / "native"
@@ -143,7 +144,7 @@ def codegen_digest(build: Build) -> str:
     torchgen = build.site / "torchgen"
     inputs = [build.site / m for m in CODEGEN_INPUT_MEMBERS if (build.site / m).is_file()]
     inputs += [p for p in tree_files(torchgen) if p.suffix in (".py", ".yaml", ".h", ".cpp")]
-    inputs += [REPO_ROOT / "scripts/overlay_codegen.py", FUNCTORCH_FRAGMENTS, *tree_files(OVERLAY_DIR / "templates")]
+    inputs += [REPO_ROOT / "scripts/overlay/codegen.py", FUNCTORCH_FRAGMENTS, *tree_files(OVERLAY_DIR / "templates")]
     # The harnesses compile the added lines of fragments to files the wheel lacks (UnaryOps.cpp, sparse).
     inputs += [p for p in tree_files(HARNESS_FRAGMENTS) if p.name.endswith(".fragments.toml")]
     roots = [p for p in inputs if p.is_relative_to(build.site)]
@@ -157,7 +158,7 @@ def codegen(build: Build) -> None:
         print("overlay: torchgen skipped: its inputs are unchanged")
         return
     stamp.unlink(missing_ok=True)
-    run([build.python, "-m", "scripts.overlay_codegen", "--out", str(build.directory / "gen"),
+    run([build.python, "-m", "scripts.overlay.codegen", "--out", str(build.directory / "gen"),
          "--functorch-fragments", str(FUNCTORCH_FRAGMENTS)], "codegen")
     stamp.write_text(digest)
 

@@ -19,15 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.apply_checkout import ApplyError
-from scripts.fragments import Fragment, FragmentError, Sources, load_sources
 from scripts.gitutil import GitError
-from scripts.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.layout import REPO_ROOT
-from scripts.pin import Pin, load_pin
-from scripts.series_from_checkout import ExportedSeries, export_from_checkout
-from scripts.testplan import load_results, test_plan
-from scripts.upstream_suites import RESULTS_DIR, SUITES
+from scripts.patchset.fragments import Fragment, FragmentError, Sources, load_sources
+from scripts.patchset.pin import Pin, load_pin
+from scripts.patchset.testplan import load_results, test_plan
+from scripts.upstream.apply_checkout import ApplyError
+from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
+from scripts.upstream.series_from_checkout import ExportedSeries, export_from_checkout
+from scripts.upstream.suites import RESULTS_DIR, SUITES
 
 OUTPUT_DIR = REPO_ROOT / "build" / "pr"
 NOT_RUN = "not run yet"
@@ -170,8 +170,8 @@ def series_names(patches: Path) -> list[str]:
 def per_commit_checks(exported: ExportedSeries) -> list[str]:
     if not exported.unmet:
         return ["Every commit has what test_doc, test_overrides, dynamo's trace rules, HasDecompTest and "
-                "TestRefsOpsInfo demand of it (`scripts/series_checks.py`)."]
-    lines = ["Commits that miss what an upstream suite demands (`scripts/series_checks.py`):", ""]
+                "TestRefsOpsInfo demand of it (`scripts/patchset/series_checks.py`)."]
+    lines = ["Commits that miss what an upstream suite demands (`scripts/patchset/series_checks.py`):", ""]
     for subject, problems in exported.unmet.items():
         lines += [f"- {subject}: " + "; ".join(problems)]
     return lines
@@ -296,7 +296,7 @@ def accuracy_section(readme: Path) -> list[str]:
     lines = ["## Accuracy", ""]
     section = markdown_section(readme.read_text(), lambda t: "accuracy" in t.lower()) if readme.is_file() else None
     if section is None:
-        return lines + [f"{NOT_RUN}: no accuracy section in README.md (`python -m scripts.accuracy` measures it)."]
+        return lines + [f"{NOT_RUN}: no accuracy section in README.md (`python -m scripts.measure.accuracy` measures it)."]
     return lines + ["From the README:", "", *section]
 
 

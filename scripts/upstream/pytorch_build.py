@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.apply_checkout import DEFAULT_BRANCH, ApplyError, apply_to_checkout, check_checkout
-from scripts.fragments import FragmentError, Sources
 from scripts.gitutil import GitError, is_git_repo
 from scripts.layout import REPO_ROOT
-from scripts.pin import load_pin
-from scripts.upstream_suites import RESULTS_DIR, SUITES, Suite
+from scripts.patchset.fragments import FragmentError, Sources
+from scripts.patchset.pin import load_pin
+from scripts.upstream.apply_checkout import DEFAULT_BRANCH, ApplyError, apply_to_checkout, check_checkout
+from scripts.upstream.suites import RESULTS_DIR, SUITES, Suite
 
 UPSTREAM_URL = "https://github.com/pytorch/pytorch.git"
 CLONE_DIR = REPO_ROOT / "build" / "pytorch"
@@ -162,7 +162,7 @@ class Command:
 
 @dataclass(frozen=True)
 class ApplyPatchSet:
-    """scripts.apply_checkout.apply_to_checkout, run in this process; shown as its command line."""
+    """scripts.upstream.apply_checkout.apply_to_checkout, run in this process; shown as its command line."""
 
     checkout: Path
     branch: str
@@ -170,7 +170,7 @@ class ApplyPatchSet:
     check: bool = True
 
     def shell_line(self) -> str:
-        argv = [sys.executable, "-m", "scripts.apply_checkout", str(self.checkout), "--branch", self.branch]
+        argv = [sys.executable, "-m", "scripts.upstream.apply_checkout", str(self.checkout), "--branch", self.branch]
         return f"cd {shlex.quote(str(REPO_ROOT))} && {shlex.join(argv)}"
 
 
@@ -281,7 +281,7 @@ def test_steps(python: Path, checkout: Path, results_dir: Path) -> list[Step]:
     suites = [suite_step(suite, python, checkout, results_dir) for suite in SUITES]
     summary = Command(
         "summarize the suites from their JUnit XML",
-        (sys.executable, "-m", "scripts.junit_summary", str(results_dir)),
+        (sys.executable, "-m", "scripts.upstream.junit_summary", str(results_dir)),
         cwd=REPO_ROOT, check=False,
     )
     return [*suites, summary]

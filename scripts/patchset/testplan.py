@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from scripts.fragments import FragmentError, Topic
-from scripts.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.layout import REPO_ROOT
-from scripts.upstream_suites import NATIVE_TESTS, RESULTS_DIR, SUITES, NativeTest, Suite
+from scripts.patchset.fragments import FragmentError, Topic
+from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
+from scripts.upstream.suites import NATIVE_TESTS, RESULTS_DIR, SUITES, NativeTest, Suite
 
 NOT_RUN = "not run yet"
 SUITES_BY_PATH = {suite.path: suite for suite in SUITES}
@@ -23,7 +23,7 @@ def suites_of(topic: Topic) -> list[Suite | NativeTest]:
     unknown = [path for path in topic.tests if path not in known]
     if unknown:
         raise FragmentError(
-            f"topics.toml: topic {topic.id!r} lists tests {unknown}; use suites of scripts/upstream_suites.py"
+            f"topics.toml: topic {topic.id!r} lists tests {unknown}; use suites of scripts/upstream/suites.py"
         )
     return [known[path] for path in topic.tests]
 

@@ -28,8 +28,8 @@ from fractions import Fraction
 import numpy as np
 import torch
 
-from scripts.alternatives import prims_composite, python_cube_root
 from scripts.measure import exact_float32
+from scripts.measure.alternatives import prims_composite, python_cube_root
 from scripts.measure.machine import cpu_model
 
 Candidate = Callable[[torch.Tensor], torch.Tensor]

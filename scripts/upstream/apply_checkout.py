@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.fragments import FragmentError, Sources, load_sources
 from scripts.gitutil import (
     GitError,
     branch_exists,
@@ -25,10 +24,11 @@ from scripts.gitutil import (
     is_git_repo,
     porcelain_status,
 )
-from scripts.junit_summary import SuiteResult
-from scripts.pin import load_pin
-from scripts.testplan import commit_message, load_results
-from scripts.topic_plan import TopicPlan, net_changes, plan_series, plan_topic, write_plan
+from scripts.patchset.fragments import FragmentError, Sources, load_sources
+from scripts.patchset.pin import load_pin
+from scripts.patchset.testplan import commit_message, load_results
+from scripts.patchset.topic_plan import TopicPlan, net_changes, plan_series, plan_topic, write_plan
+from scripts.upstream.junit_summary import SuiteResult
 
 DEFAULT_BRANCH = "cbrt"
 MARKER_FILE = "aten/src/ATen/native/native_functions.yaml"

@@ -16,12 +16,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scripts.base import BASE_DIR, build_base
-from scripts.fragments import Sources, load_sources
 from scripts.gitutil import FIXED_IDENTITY, commit_all, git
 from scripts.layout import REPO_ROOT
-from scripts.testplan import commit_message
-from scripts.topic_plan import plan_topic, write_plan
+from scripts.patchset.base import BASE_DIR, build_base
+from scripts.patchset.fragments import Sources, load_sources
+from scripts.patchset.testplan import commit_message
+from scripts.patchset.topic_plan import plan_topic, write_plan
 
 PATCHES_DIR = REPO_ROOT / "patches"
 SERIES_NAME = "series"
