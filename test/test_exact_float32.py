@@ -140,3 +140,13 @@ def test_a_power_of_two_result_is_judged_against_the_nearer_float_below_it() -> 
     expected_wrong = int((exact_float32.correctly_rounded(x) != 2.0).sum())
     assert 0 < expected_wrong < 64
     assert exact_float32.score(x, [torch.full_like(x, 2.0)]).not_correctly_rounded == expected_wrong
+
+
+@pytest.mark.parametrize("root", [3.0, 3 * 2.0**-49, 5.0 * 2**20, 1.0125233984581428e-13])
+def test_a_result_exactly_one_ulp_from_an_exact_cube_root_is_not_over_one_ulp_and_two_are(root: float) -> None:
+    x = floats([root**3])  # an exact cube: its cube root is a float, so errors are whole ULPs
+    assert x.item() == root**3
+    for steps, over in ((1, 0), (-1, 0), (2, 1), (-2, 1)):
+        score = exact_float32.score(x, [neighbour(floats([root]), steps)])
+        assert score.not_correctly_rounded == 1 and score.over_one_ulp == over, (steps, score)
+        assert score.max_ulp == pytest.approx(abs(steps), abs=1e-6)

@@ -19,7 +19,7 @@ typedef unsigned __int128 u128;
 typedef struct {
   double max_ulp;                /* the worst error, in ULPs of the exact cube root; inf for NaN or inf */
   int64_t not_correctly_rounded; /* results other than the float32 rounding of the exact cube root */
-  int64_t over_one_ulp;          /* results more than 1 ULP away */
+  int64_t over_one_ulp;          /* results more than 1 ULP away (decided exactly) */
 } Score;
 
 enum { SIGN = 0x80000000u, EXPONENT = 0x7f800000u, FRACTION = 0x007fffffu };
@@ -71,6 +71,19 @@ static double float32_ulp_at(double c) {
   return power * 0x1p-23;
 }
 
+/* Whether the positive normal float with bits `bits` is more than one unit in the last place of cbrt(x) away from
+   it, x > 0: cbrt(x) lies below the float under it, or above the float over it (above the midpoint past it when
+   that float is a power of two, whose binade has twice the unit). Exact, like rounds_correctly. */
+static int more_than_one_ulp(uint32_t bits, uint64_t X, int f) {
+  uint64_t A;
+  int e;
+  split(bits - 1, &A, &e);
+  if (compare_cube(A, e, X, f) > 0) return 1;
+  split(bits + 1, &A, &e);
+  if (((bits + 1) & FRACTION) == 0) return compare_cube(2 * A + 1, e - 1, X, f) < 0;
+  return compare_cube(A, e, X, f) < 0;
+}
+
 /* |a - cbrt(x)| in ULPs of cbrt(x), for positive normal a and positive x. */
 static double ulp_error(double a, double x) {
   double residual = a * a * a - x;        /* a^2 is exact, a^3 rounded once; the difference is exact (Sterbenz) */
@@ -90,42 +103,43 @@ static int under_half_ulp(double a, double x) {
   return -1;
 }
 
-/* The error and the correct-rounding verdict of one result y = cbrt(x), from their bits. */
-static void score_one(uint32_t x, uint32_t y, double *error, int *correct) {
+/* The error, the correct-rounding verdict and whether the error exceeds one ULP, of one result y = cbrt(x). */
+static void score_one(uint32_t x, uint32_t y, double *error, int *correct, int *over_one) {
   if (is_nan(x) || is_nan(y)) {
     *correct = is_nan(x) && is_nan(y);
     *error = *correct ? 0.0 : INFINITY;
-    return;
-  }
-  if ((x & ~SIGN) == EXPONENT || (x & ~SIGN) == 0) { /* +-inf and +-0 are their own cube roots */
+  } else if ((x & ~SIGN) == EXPONENT || (x & ~SIGN) == 0) { /* +-inf and +-0 are their own cube roots */
     *correct = x == y;
     *error = (y & ~SIGN) == (x & ~SIGN) ? 0.0 : INFINITY;
-    return;
-  }
-  if ((x ^ y) & SIGN || (y & EXPONENT) == 0 || (y & EXPONENT) == EXPONENT) {
+  } else if ((x ^ y) & SIGN || (y & EXPONENT) == 0 || (y & EXPONENT) == EXPONENT) {
     /* wrong sign, zero, subnormal or infinite: the cube root of a finite nonzero float is normal */
     *correct = 0;
     *error = INFINITY;
+  } else {
+    double a = widened(y), b = widened(x);
+    uint64_t X;
+    int f;
+    split(x, &X, &f);
+    /* At a power of two the float below is half as far: the exact comparison decides. */
+    int verdict = (y & FRACTION) == 0 ? -1 : under_half_ulp(a, b);
+    if (verdict < 0) {
+      uint64_t A;
+      int e;
+      split(y, &A, &e);
+      verdict = rounds_correctly(A, e, X, f);
+    }
+    *correct = verdict;
+    *error = verdict ? 0.5 : ulp_error(a, b);
+    *over_one = !verdict && more_than_one_ulp(y & ~SIGN, X, f);
     return;
   }
-  double a = widened(y), b = widened(x);
-  /* At a power of two the float below is half as far: the exact comparison decides. */
-  int verdict = (y & FRACTION) == 0 ? -1 : under_half_ulp(a, b);
-  if (verdict < 0) {
-    uint64_t A, X;
-    int e, f;
-    split(y, &A, &e);
-    split(x, &X, &f);
-    verdict = rounds_correctly(A, e, X, f);
-  }
-  *correct = verdict;
-  *error = verdict ? 0.5 : ulp_error(a, b);
+  *over_one = *error > 1.0;
 }
 
-static void add(Score *score, double error, int correct) {
+static void add(Score *score, double error, int correct, int over_one) {
   if (error > score->max_ulp) score->max_ulp = error;
   score->not_correctly_rounded += !correct;
-  score->over_one_ulp += error > 1.0;
+  score->over_one_ulp += over_one;
 }
 
 /* Scores results[0..layouts) of cbrt(x[i]) for n inputs: an input's error is its worst over the layouts, and it
@@ -134,17 +148,18 @@ static void add(Score *score, double error, int correct) {
 void score_float32(const uint32_t *x, const uint32_t *const *results, int layouts, int64_t n, Score *score) {
   for (int64_t i = 0; i < n; ++i) {
     double worst;
-    int all_correct;
-    score_one(x[i], results[0][i], &worst, &all_correct);
+    int all_correct, any_over;
+    score_one(x[i], results[0][i], &worst, &all_correct, &any_over);
     for (int layout = 1; layout < layouts; ++layout) {
       if (results[layout][i] == results[0][i]) continue;
       double error;
-      int correct;
-      score_one(x[i], results[layout][i], &error, &correct);
+      int correct, over_one;
+      score_one(x[i], results[layout][i], &error, &correct, &over_one);
       if (error > worst) worst = error;
       all_correct &= correct;
+      any_over |= over_one;
     }
-    add(score, worst, all_correct);
+    add(score, worst, all_correct, any_over);
   }
 }
 
