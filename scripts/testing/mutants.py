@@ -161,6 +161,41 @@ MUTANTS = (
         "        F::blendv(y, y_scaled, tiny) + F(T(0)),\n",
         ("test/test_vec_tests.py", "-k", "x86_64-default"),
     ),
+    Mutant(
+        "the exact float32 scorer trusts its estimate for a power-of-two result (whose float below is half as far)",
+        "scripts/measure/exact_float32.c",
+        "  int verdict = (y & FRACTION) == 0 ? -1 : under_half_ulp(a, b);\n",
+        "  int verdict = (y & FRACTION) == 0 ? 1 : under_half_ulp(a, b);\n",
+        ("test/test_exact_float32.py",),
+    ),
+    Mutant(
+        "the exact float32 scorer counts more than one ULP from its estimate, not exactly",
+        "scripts/measure/exact_float32.c",
+        "    *over_one = !verdict && more_than_one_ulp(y & ~SIGN, X, f);\n",
+        "    *over_one = !verdict && *error > 1.0;\n",
+        ("test/test_exact_float32.py",),
+    ),
+    Mutant(
+        "the drift check ignores a patch that only the regenerated series has",
+        "scripts/patchset/patches.py",
+        "    return sorted((expected_names ^ actual_names) | {name for names in changed for name in names})\n",
+        "    return sorted((actual_names - expected_names) | {name for names in changed for name in names})\n",
+        ("test/test_patches.py", "-k", "drift"),
+    ),
+    Mutant(
+        "a failed build leaves the folders it created for new files in the install",
+        "scripts/overlay/snapshot.py",
+        "            if (self.site / folder).is_dir() and not any((self.site / folder).iterdir()):\n",
+        "            if False:\n",
+        ("test/test_overlay_build.py", "-k", "failed_build"),
+    ),
+    Mutant(
+        "the loader leaves torch.compile's cache folder unkeyed by the overlay build",
+        "scripts/overlay/torch_cbrt_overlay.py",
+        "    return os.path.join(base, CACHE_SUBDIR_PREFIX + key)\n",
+        "    return base\n",
+        ("test/test_inductor_cache_key.py",),
+    ),
 )
 
 
