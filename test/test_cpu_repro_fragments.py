@@ -9,17 +9,17 @@ import os
 
 import pytest
 import torch
+from fragment_harness import added_lines, fragment_file
 from torch._inductor import config, cpu_vec_isa, metrics
 from torch.testing._internal.common_utils import TestCase, instantiate_parametrized_tests, parametrize
 
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import load_fragment_file
 
 if not hasattr(torch, "cbrt"):
     pytest.skip("the overlay is not built: run `make`", allow_module_level=True)
 
 UPSTREAM_PATH = "test/inductor/test_cpu_repro.py"
-FRAGMENTS = REPO_ROOT / "test" / "upstream" / (UPSTREAM_PATH + ".fragments.toml")
+FRAGMENTS = fragment_file(UPSTREAM_PATH)
 
 _lowp_fp_dtypes = (torch.bfloat16, torch.float16)
 check_model = None  # upstream's test_torchinductor.check_model; the fragments do not call it
@@ -35,8 +35,7 @@ def check_metrics_vec_kernel_count(num_expected_vec_kernels: int) -> None:
 
 def upstream_class_source() -> str:
     """The fragments' added lines as the body of the upstream file's test class."""
-    fragments = load_fragment_file(FRAGMENTS, REPO_ROOT, UPSTREAM_PATH).fragments
-    body = [line for fragment in fragments for line in fragment.text]
+    body = added_lines(UPSTREAM_PATH)
     return "class CPUReproTests(TestCase):\n    common = check_model\n\n" + "\n".join(body) + "\n"
 
 

@@ -11,6 +11,7 @@ from unittest import skipIf as skip
 
 import pytest
 import torch
+from fragment_harness import added_lines, fragment_file
 from pytest import raises as assert_raises
 from torch.testing._internal.common_utils import (
     TEST_WITH_TORCHDYNAMO,
@@ -20,7 +21,6 @@ from torch.testing._internal.common_utils import (
 )
 
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import load_fragment_file
 
 if not hasattr(torch, "cbrt"):
     pytest.skip("the overlay is not built: run `make`", allow_module_level=True)
@@ -29,13 +29,12 @@ import torch._numpy as np
 from torch._numpy.testing import assert_equal
 
 UPSTREAM_PATH = "test/torch_np/test_ufuncs_basic.py"
-FRAGMENTS = REPO_ROOT / "test" / "upstream" / (UPSTREAM_PATH + ".fragments.toml")
+FRAGMENTS = fragment_file(UPSTREAM_PATH)
 
 
 def upstream_source() -> str:
     """The fragments' added lines, at module level as upstream has them."""
-    fragments = load_fragment_file(FRAGMENTS, REPO_ROOT, UPSTREAM_PATH).fragments
-    return "\n".join(line for fragment in fragments for line in fragment.text) + "\n"
+    return "\n".join(added_lines(UPSTREAM_PATH)) + "\n"
 
 
 exec(compile(upstream_source(), str(FRAGMENTS), "exec"))  # noqa: S102 - defines the fragments' test classes

@@ -13,6 +13,7 @@ from numbers import Number
 import numpy as np
 import pytest
 import torch
+from fragment_harness import added_lines, fragment_file
 from torch import inf, nan
 from torch.testing import make_tensor
 from torch.testing._internal.common_device_type import (
@@ -43,19 +44,17 @@ from torch.testing._internal.common_utils import (
 )
 
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import load_fragment_file
 
 if not hasattr(torch, "cbrt"):
     pytest.skip("the overlay is not built: run `make`", allow_module_level=True)
 
 UPSTREAM_PATH = "test/test_unary_ufuncs.py"
-FRAGMENTS = REPO_ROOT / "test" / "upstream" / (UPSTREAM_PATH + ".fragments.toml")
+FRAGMENTS = fragment_file(UPSTREAM_PATH)
 
 
 def upstream_class_source() -> str:
     """The fragments' added lines as the body of the upstream file's test class."""
-    fragments = load_fragment_file(FRAGMENTS, REPO_ROOT, UPSTREAM_PATH).fragments
-    body = [line for fragment in fragments for line in fragment.text]
+    body = added_lines(UPSTREAM_PATH)
     return "class TestUnaryUfuncs(TestCase):\n    exact_dtype = True\n\n" + "\n".join(body) + "\n"
 
 
