@@ -6,8 +6,8 @@ PYTORCH_SRC ?=
 BRANCH ?= cbrt
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test bench cross-arch mutants pytorch pr clean \
-	gpu-bundle gpu-rehearse
+.PHONY: all venv overlay demo base patches check-patches apply lint format test bench frontier cross-arch mutants pytorch pr \
+	clean gpu-bundle gpu-rehearse
 
 all: overlay demo
 
@@ -65,6 +65,11 @@ mutants: overlay
 
 bench: overlay
 	$(PYTHON) -m scripts.measure.bench
+
+# float32 candidates from the shipped kernel to a correctly rounded one: misrounded results of all 2^32 inputs and
+# speed beside numpy.cbrt on every CPU build; writes docs/CBRT_KERNEL.md's frontier section (minutes).
+frontier: overlay
+	$(PYTHON) -m scripts.measure.frontier
 
 # Vectorized<T>::cbrt() built for aarch64 (NEON, SVE256), ppc64le, s390x and x86, run under qemu-user, same bits.
 # Headers patched in a scratch copy of the wheel's (build/vec-tests); the venv is not touched. Then the vec tests.

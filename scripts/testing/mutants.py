@@ -22,6 +22,7 @@ from scripts.layout import REPO_ROOT
 KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
 SCALAR_ALGORITHM = "aten_native/c10/util/cbrt.h"
 VEC_CBRT = "aten_native/aten/src/ATen/cpu/vec/vec_cbrt.h"
+CANDIDATES = "scripts/measure/cbrt_candidates.cpp"
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,20 @@ MUTANTS = (
         "    return os.path.join(base, CACHE_SUBDIR_PREFIX + key)\n",
         "    return base\n",
         ("test/test_inductor_cache_key.py",),
+    ),
+    Mutant(
+        "the correctly rounded float32 candidate's exact path picks the other float (1 ULP off on its rare lanes)",
+        CANDIDATES,
+        "  return above > 0 ? std::min(a, b) : std::max(a, b);\n",
+        "  return above > 0 ? std::max(a, b) : std::min(a, b);\n",
+        ("test/test_frontier.py", "-k", "bisection"),
+    ),
+    Mutant(
+        "the correctly rounded float32 candidate's perturbation shrinks below the error of its correction",
+        CANDIDATES,
+        "constexpr float kPerturbation = 0x1p-17f;\n",
+        "constexpr float kPerturbation = 0x1p-24f;\n",
+        ("test/test_frontier.py", "-k", "rounds_every_float32"),
     ),
 )
 
