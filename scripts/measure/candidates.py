@@ -90,10 +90,15 @@ class Candidates:
     capability: str
     library: ctypes.CDLL
 
+    def function(self, name: str, *argtypes: type, restype: type | None = None) -> ctypes._CFuncPtr:
+        function = getattr(self.library, name)
+        function.argtypes = argtypes
+        function.restype = restype
+        return function
+
     def loop(self, candidate: str, scalar: bool = False) -> Loop:
-        function = getattr(self.library, f"cbrt_{candidate}{'_scalar' if scalar else ''}")
-        function.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
-        function.restype = None
+        function = self.function(f"cbrt_{candidate}{'_scalar' if scalar else ''}", ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.c_int64)
 
         def run(x: torch.Tensor, out: torch.Tensor) -> None:
             _check(x, out)
@@ -103,9 +108,8 @@ class Candidates:
 
     def exact_path_count(self, x: torch.Tensor) -> int:
         _check(x)
-        function = self.library.correctly_rounded_exact_path_count
-        function.argtypes = (ctypes.c_void_p, ctypes.c_int64)
-        function.restype = ctypes.c_int64
+        function = self.function("correctly_rounded_exact_path_count", ctypes.c_void_p, ctypes.c_int64,
+                                 restype=ctypes.c_int64)
         return int(function(x.data_ptr(), x.numel()))
 
     def exact_path_mask(self, x: torch.Tensor, mask: torch.Tensor) -> None:
@@ -113,16 +117,13 @@ class Candidates:
         _check(x)
         if mask.dtype != torch.uint8 or not mask.is_contiguous() or mask.numel() != x.numel():
             raise ValueError(f"expected a contiguous uint8 mask of {x.numel()} elements")
-        function = self.library.correctly_rounded_exact_path_mask
-        function.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
-        function.restype = None
+        function = self.function("correctly_rounded_exact_path_mask", ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
         function(x.data_ptr(), mask.data_ptr(), x.numel())
 
     def correction_error(self, x: torch.Tensor) -> float:
         _check(x)
-        function = self.library.correctly_rounded_correction_error
-        function.argtypes = (ctypes.c_void_p, ctypes.c_int64)
-        function.restype = ctypes.c_double
+        function = self.function("correctly_rounded_correction_error", ctypes.c_void_p, ctypes.c_int64,
+                                 restype=ctypes.c_double)
         return float(function(x.data_ptr(), x.numel()))
 
 

@@ -161,8 +161,16 @@ inline bool any_subnormal_or_special(const F& ax) {
   return VecOps::any_not_normal(ax) && VecOps::any_special(ax);
 }
 
-#if !defined(CPU_CAPABILITY_AVX512)
-// Nonzero where 0 < ax < kTiny, by one unsigned range comparison.
+// The lanes where 0 < ax < kTiny, by one unsigned range comparison: a mask on
+// AVX512, nonzero integer lanes elsewhere.
+#if defined(CPU_CAPABILITY_AVX512)
+inline __mmask16 tiny_lanes(const F& ax) {
+  return _mm512_cmp_epu32_mask(
+      _mm512_sub_epi32(_mm512_castps_si512(ax), _mm512_set1_epi32(1)),
+      _mm512_set1_epi32(kTinyBits - 1),
+      _MM_CMPINT_LT);
+}
+#else
 inline Vectorized<int32_t> tiny_lanes(const F& ax) {
   using I = Vectorized<int32_t>;
   constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
@@ -173,13 +181,8 @@ inline Vectorized<int32_t> tiny_lanes(const F& ax) {
 // Some lane is tiny (not zero), infinite or NaN.
 inline bool any_tiny_or_special(const F& ax) {
 #if defined(CPU_CAPABILITY_AVX512)
-  const __m512i bits = _mm512_castps_si512(ax);
-  const __mmask16 tiny = _mm512_cmp_epu32_mask(
-      _mm512_sub_epi32(bits, _mm512_set1_epi32(1)),
-      _mm512_set1_epi32(kTinyBits - 1),
-      _MM_CMPINT_LT);
   // QNaN | SNaN (0x81), +-infinity (0x18)
-  return !_kortestz_mask16_u8(tiny, _mm512_fpclass_ps_mask(ax, 0x99));
+  return !_kortestz_mask16_u8(tiny_lanes(ax), _mm512_fpclass_ps_mask(ax, 0x99));
 #else
   const F special = ~(ax <= F(std::numeric_limits<float>::max()));
   return !at::vec::VecMask<int32_t, 1>(tiny_lanes(ax) | VecOps::bits(special))
@@ -191,13 +194,8 @@ inline bool any_tiny_or_special(const F& ax) {
 // and infinite inputs make both NaN, which compare unequal.
 inline bool any_tiny_or_undecided(const F& ax, const F& above, const F& below) {
 #if defined(CPU_CAPABILITY_AVX512)
-  const __m512i bits = _mm512_castps_si512(ax);
-  const __mmask16 tiny = _mm512_cmp_epu32_mask(
-      _mm512_sub_epi32(bits, _mm512_set1_epi32(1)),
-      _mm512_set1_epi32(kTinyBits - 1),
-      _MM_CMPINT_LT);
   return !_kortestz_mask16_u8(
-      tiny, _mm512_cmp_ps_mask(above, below, _CMP_NEQ_UQ));
+      tiny_lanes(ax), _mm512_cmp_ps_mask(above, below, _CMP_NEQ_UQ));
 #else
   const F differ = above != below;
   return !at::vec::VecMask<int32_t, 1>(tiny_lanes(ax) | VecOps::bits(differ))
