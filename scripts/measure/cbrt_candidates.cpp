@@ -88,6 +88,16 @@ inline T cubic_residual_normal(const T& x, const T& ax) {
   return Ops::fnma(s, T(kThird), y);
 }
 
+// The cubic Newton step rounded twice, its correction -s/3 perturbed by
+// +-kPerturbation of itself: cbrt(x) lies between the two exact values.
+template <typename Ops, typename T>
+inline void perturbed_roundings(const T& x, const T& ax, T& above, T& below) {
+  T y, s;
+  cubic_newton_terms<Ops>(x, ax, y, s);
+  above = Ops::fma(s, T(kThirdAbove), y);
+  below = Ops::fma(s, T(kThirdBelow), y);
+}
+
 // Which of the adjacent floats a and b is the rounding of cbrt(x): m, their
 // midpoint, has 25 significant bits, so m and m^2 are exact in double and the
 // sign of the fused m^2 m - x is exact (m^3 != x: m^3 has over 24 bits).
@@ -98,10 +108,8 @@ inline float nearer_to_cube_root(float x, float a, float b) {
 }
 
 inline float correctly_rounded_normal(float x, float ax) {
-  float y, s;
-  cubic_newton_terms<ScalarOps>(x, ax, y, s);
-  const float above = ScalarOps::fma(s, kThirdAbove, y);
-  const float below = ScalarOps::fma(s, kThirdBelow, y);
+  float above, below;
+  perturbed_roundings<ScalarOps>(x, ax, above, below);
   return above == below ? above : nearer_to_cube_root(x, above, below);
 }
 
@@ -221,10 +229,8 @@ F cubic_residual_vector(const F& x) {
 
 F correctly_rounded_vector(const F& x) {
   const F ax = VecOps::abs(x);
-  F y, s;
-  cubic_newton_terms<VecOps>(x, ax, y, s);
-  const F above = VecOps::fma(s, F(kThirdAbove), y);
-  const F below = VecOps::fma(s, F(kThirdBelow), y);
+  F above, below;
+  perturbed_roundings<VecOps>(x, ax, above, below);
   if (C10_UNLIKELY(any_tiny_or_undecided(ax, above, below))) {
     return per_lane<correctly_rounded_scalar>(x);
   }
@@ -284,9 +290,9 @@ inline bool takes_exact_path(float x) {
   if (!(ax >= kTiny && ax <= std::numeric_limits<float>::max())) {
     return false;
   }
-  float y, s;
-  cubic_newton_terms<ScalarOps>(x, ax, y, s);
-  return ScalarOps::fma(s, kThirdAbove, y) != ScalarOps::fma(s, kThirdBelow, y);
+  float above, below;
+  perturbed_roundings<ScalarOps>(x, ax, above, below);
+  return above != below;
 }
 
 int64_t correctly_rounded_exact_path_count(const float* x, int64_t n) {
