@@ -79,7 +79,8 @@ elsewhere
 
 @pytest.fixture
 def real_repo_pr(tmp_path: Path) -> tuple[Path, str]:
-    inputs = PrInputs(REPO_ROOT, tmp_path / "pr", tmp_path / "no-results")
+    # no results of any run, make test's own included, whatever this checkout's build/ holds
+    inputs = PrInputs(REPO_ROOT, tmp_path / "pr", tmp_path / "no-results", overlay_xml=tmp_path / "no-results" / "overlay.xml")
     pr = write_pr(inputs)
     return inputs.output, pr.read_text()
 

@@ -46,6 +46,7 @@ class PrInputs:
     results: Path
     checkout: Path | None = None  # PYTORCH_SRC: make the complete series there
     fixes: str = ""  # the upstream issue number this stack fixes
+    overlay_xml: Path | None = None  # make test's results; default: the root's OVERLAY_RESULTS
 
     @property
     def patches(self) -> Path:
@@ -61,7 +62,7 @@ class PrInputs:
 
     @property
     def overlay_results(self) -> Path:
-        return self.root / OVERLAY_RESULTS
+        return self.overlay_xml or self.root / OVERLAY_RESULTS
 
 
 @dataclass(frozen=True)
