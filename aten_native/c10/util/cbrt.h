@@ -181,6 +181,38 @@ C10_HOST_DEVICE inline F round_to_bfloat16(const F& y) {
       (Ops::bits(y) + I(0x8000)) & I(static_cast<int32_t>(0xffff0000)));
 }
 
+// Step 3 of the float cube root, or with kBFloat16 of the bfloat16 one (a
+// float that rounds to the same bfloat16 as cbrt(x)), for normal or zero x.
+template <bool kBFloat16, typename Ops, typename F = typename Ops::F>
+C10_HOST_DEVICE inline F cbrt_float_or_bfloat16_normal(
+    const F& x,
+    const F& ax) {
+  if constexpr (kBFloat16) {
+    return cbrt_bfloat16_normal<Ops>(x, ax);
+  } else {
+    return cbrt_float_normal<Ops>(x, ax);
+  }
+}
+
+// cbrt_float_or_bfloat16_normal on every float: subnormal x is scaled by
+// 2^24 and its result by 2^-8, both exactly; infinities and NaNs are returned
+// as they are.
+template <bool kBFloat16>
+C10_HOST_DEVICE inline float cbrt_float_or_bfloat16(float x) {
+  using Ops = ScalarOps<float>;
+  const float ax = Ops::abs(x);
+  if (!(ax <= std::numeric_limits<float>::max())) {
+    return x;
+  }
+  if (ax < std::numeric_limits<float>::min()) {
+    const float scaled = Ops::mul(x, 0x1p24f);
+    return Ops::mul(
+        cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(scaled, Ops::abs(scaled)),
+        0x1p-8f);
+  }
+  return cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(x, ax);
+}
+
 // The cube root of a half value x (widened to float), rounded to half.
 // Infinities and NaNs pass through: y is then inf or NaN, which the rounding
 // keeps (a NaN widened from half has payload bits above those it clears).
@@ -254,17 +286,7 @@ C10_HOST_DEVICE inline F cbrt_double_accurate(const F& a) {
 
 // Real cube root; see NOTE: [Portable cube root].
 C10_HOST_DEVICE inline float cbrt_portable(float x) {
-  using Ops = cbrt_detail::ScalarOps<float>;
-  const float ax = Ops::abs(x);
-  if (!(ax <= std::numeric_limits<float>::max())) {
-    return x;
-  }
-  if (ax < std::numeric_limits<float>::min()) {
-    const float scaled = Ops::mul(x, 0x1p24f);
-    return Ops::mul(
-        cbrt_detail::cbrt_float_normal<Ops>(scaled, Ops::abs(scaled)), 0x1p-8f);
-  }
-  return cbrt_detail::cbrt_float_normal<Ops>(x, ax);
+  return cbrt_detail::cbrt_float_or_bfloat16<false>(x);
 }
 
 C10_HOST_DEVICE inline double cbrt_portable(double x) {
@@ -288,21 +310,11 @@ C10_HOST_DEVICE inline float cbrt_portable_half(float x) {
 }
 
 // The cube root of x, a bfloat16 value widened to float, correctly rounded to
-// bfloat16: the result is exactly that bfloat16 value.
+// bfloat16: the result is exactly that bfloat16 value. The rounding keeps
+// infinities and the NaNs widened from bfloat16 (their low 16 bits are 0).
 C10_HOST_DEVICE inline float cbrt_portable_bfloat16(float x) {
-  using Ops = cbrt_detail::ScalarOps<float>;
-  const float ax = Ops::abs(x);
-  if (!(ax <= std::numeric_limits<float>::max())) {
-    return x;
-  }
-  if (ax < std::numeric_limits<float>::min()) {
-    const float scaled = Ops::mul(x, 0x1p24f);
-    return cbrt_detail::round_to_bfloat16<Ops>(Ops::mul(
-        cbrt_detail::cbrt_bfloat16_normal<Ops>(scaled, Ops::abs(scaled)),
-        0x1p-8f));
-  }
-  return cbrt_detail::round_to_bfloat16<Ops>(
-      cbrt_detail::cbrt_bfloat16_normal<Ops>(x, ax));
+  return cbrt_detail::round_to_bfloat16<cbrt_detail::ScalarOps<float>>(
+      cbrt_detail::cbrt_float_or_bfloat16<true>(x));
 }
 
 } // namespace c10

@@ -118,18 +118,22 @@ struct CbrtOps {
 };
 
 // T is float (a parameter so that nothing here instantiates Vectorized<float>
-// before the architecture headers specialize it).
-template <typename T, bool kFmaddIsFused>
+// before the architecture headers specialize it). With kBFloat16, for
+// bfloat16 values widened to float: floats that round to their bfloat16
+// results.
+template <typename T, bool kFmaddIsFused, bool kBFloat16 = false>
 Vectorized<T> inline cbrt_float(const Vectorized<T>& x) {
   using Ops = CbrtOps<T, kFmaddIsFused>;
   using F = Vectorized<T>;
   const F ax = Ops::abs(x);
-  const F y = c10::cbrt_detail::cbrt_float_normal<Ops>(x, ax);
+  const F y =
+      c10::cbrt_detail::cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(x, ax);
   if (C10_UNLIKELY(Ops::any_not_normal(ax)) && Ops::any_special(ax)) {
     const F tiny = ax < F(std::numeric_limits<T>::min());
     const F scaled = F::blendv(x, x * F(T(0x1p24f)), tiny);
     const F y_scaled =
-        c10::cbrt_detail::cbrt_float_normal<Ops>(scaled, Ops::abs(scaled)) *
+        c10::cbrt_detail::cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(
+            scaled, Ops::abs(scaled)) *
         F(T(0x1p-8f));
     return F::blendv(
         x,
@@ -158,27 +162,6 @@ Vectorized<T> inline cbrt_double(const Vectorized<T>& x) {
   return y;
 }
 
-// For bfloat16 values widened to float: the bfloat16 results, as floats.
-template <typename T, bool kFmaddIsFused>
-Vectorized<T> inline cbrt_bfloat16_lanes(const Vectorized<T>& x) {
-  using Ops = CbrtOps<T, kFmaddIsFused>;
-  using F = Vectorized<T>;
-  const F ax = Ops::abs(x);
-  const F y = c10::cbrt_detail::cbrt_bfloat16_normal<Ops>(x, ax);
-  if (C10_UNLIKELY(Ops::any_not_normal(ax)) && Ops::any_special(ax)) {
-    const F tiny = ax < F(std::numeric_limits<T>::min());
-    const F scaled = F::blendv(x, x * F(T(0x1p24f)), tiny);
-    const F y_scaled =
-        c10::cbrt_detail::cbrt_bfloat16_normal<Ops>(scaled, Ops::abs(scaled)) *
-        F(T(0x1p-8f));
-    return F::blendv(
-        x,
-        c10::cbrt_detail::round_to_bfloat16<Ops>(F::blendv(y, y_scaled, tiny)),
-        ax <= F(std::numeric_limits<T>::max()));
-  }
-  return c10::cbrt_detail::round_to_bfloat16<Ops>(y);
-}
-
 template <typename T, bool kFmaddIsFused>
 Vectorized<T> inline cbrt_vectorized(const Vectorized<T>& a) {
   if constexpr (std::is_same_v<T, float>) {
@@ -196,15 +179,19 @@ Vectorized<T> inline cbrt_vectorized(const Vectorized<T>& a) {
         std::is_same_v<T, c10::BFloat16>,
         "cbrt is implemented for float, double, Half and BFloat16");
     // Each 32-bit lane holds two bfloat16 values: with the other half cleared
-    // or shifted out, each is a float. The results are bfloat16 values, so
-    // they pack back without rounding.
-    using I = typename CbrtOps<float, kFmaddIsFused>::I;
+    // or shifted out, each is a float, whose cube root is rounded to bfloat16
+    // (infinities and NaNs keep their bits: the low 16 are 0). The results
+    // are bfloat16 values, so they pack back without rounding.
+    using Ops = CbrtOps<float, kFmaddIsFused>;
+    using I = typename Ops::I;
+    const auto bfloat16_results = [](const I& widened) {
+      return cast<int32_t>(c10::cbrt_detail::round_to_bfloat16<Ops>(
+          cbrt_float<float, kFmaddIsFused, true>(cast<float>(widened))));
+    };
     const I pairs = cast<int32_t>(a);
-    const I high_half(static_cast<int32_t>(0xffff0000));
-    const I high = cast<int32_t>(cbrt_bfloat16_lanes<float, kFmaddIsFused>(
-        cast<float>(pairs & high_half)));
-    const I low = cast<int32_t>(
-        cbrt_bfloat16_lanes<float, kFmaddIsFused>(cast<float>(pairs << I(16))));
+    const I high =
+        bfloat16_results(pairs & I(static_cast<int32_t>(0xffff0000)));
+    const I low = bfloat16_results(pairs << I(16));
     return cast<T>(high | ((low >> I(16)) & I(0xffff)));
   }
 }
