@@ -3,10 +3,13 @@ PYTHON ?= $(VENV)/bin/python
 VENV := .venv
 SYSTEM_PYTHON ?= python3
 PYTORCH_SRC ?=
-BRANCH ?= cbrt
+# STACK= picks one stack of topics.toml for apply, pytorch and pr (default: the first listed there); BRANCH= the
+# branch apply commits it on (default: the stack's name). Neither names an operator: both come from topics.toml.
+STACK ?=
+BRANCH ?=
 PYTEST_ARGS ?=
 
-.PHONY: all venv overlay demo base patches check-patches apply lint format test bench frontier cross-arch mutants pytorch pr \
+.PHONY: all venv overlay demo base patches check-patches apply lint format test test-slow bench frontier cross-arch mutants pytorch pr \
 	clean gpu-bundle gpu-rehearse
 
 all: overlay demo
@@ -47,8 +50,8 @@ check-patches:
 	$(SYSTEM_PYTHON) -m scripts.patchset.patches --check
 
 apply:
-	@test -n "$(PYTORCH_SRC)" || { echo "usage: make apply PYTORCH_SRC=/path/to/pytorch [BRANCH=cbrt]"; exit 2; }
-	$(SYSTEM_PYTHON) -m scripts.upstream.apply_checkout "$(PYTORCH_SRC)" --branch "$(BRANCH)"
+	@test -n "$(PYTORCH_SRC)" || { echo "usage: make apply PYTORCH_SRC=/path/to/pytorch [STACK=<stack>] [BRANCH=<name>]"; exit 2; }
+	$(SYSTEM_PYTHON) -m scripts.upstream.apply_checkout "$(PYTORCH_SRC)" $(STACK_FLAGS)
 
 lint: venv
 	$(VENV)/bin/python -m scripts.lint
@@ -57,7 +60,11 @@ format: venv
 	$(VENV)/bin/python -m scripts.lint --fix
 
 test: overlay lint
-	$(VENV)/bin/python -m pytest test --junitxml=build/test-results/overlay.xml $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest test -m "not slow" --junitxml=build/test-results/overlay.xml $(PYTEST_ARGS)
+
+# The tests marked slow (conftest.py): exhaustive proofs and cross-architecture builds. CI runs them after make test.
+test-slow: overlay
+	$(VENV)/bin/python -m pytest test -m slow --junitxml=build/test-results/slow.xml $(PYTEST_ARGS)
 
 # Replays the planted bugs of docs/TESTING.md in a scratch copy; minutes (kernel bugs rebuild the overlay there).
 mutants: overlay
@@ -65,13 +72,15 @@ mutants: overlay
 
 bench: overlay
 	$(PYTHON) -m scripts.measure.bench
+	$(PYTHON) -m scripts.measure.divmod_bench
 
 # float32 candidates from the shipped kernel to a correctly rounded one: misrounded results of all 2^32 inputs and
 # speed beside numpy.cbrt on every CPU build; writes docs/CBRT_KERNEL.md's frontier section (minutes).
 frontier: overlay
 	$(PYTHON) -m scripts.measure.frontier
 
-# Vectorized<T>::cbrt() built for aarch64 (NEON, SVE256), ppc64le, s390x and x86, run under qemu-user, same bits.
+# Vectorized<T>::cbrt() built with GCC and clang-19 for aarch64 (NEON, SVE256, SVE128), ppc64le, s390x and x86, run
+# under qemu-user (natively on an aarch64 host where its CPU can), same bits.
 # Headers patched in a scratch copy of the wheel's (build/vec-tests); the venv is not touched. Then the vec tests.
 cross-arch: venv
 	$(VENV)/bin/python -m scripts.cross_arch.check --include "$$($(VENV)/bin/python -m scripts.cross_arch.vec_tests --print-include)"
@@ -86,9 +95,10 @@ REHEARSE_OUT ?= build/gpu-rehearsal
 gpu-rehearse: venv
 	SYSTEM_PYTHON=$(SYSTEM_PYTHON) bash scripts/gpu/check.sh --rehearse $(REHEARSE_OUT) $(REHEARSE_PYTHON)
 
-# make pytorch: PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
+# make pytorch: STACK=<stack>, BRANCH=, PYTORCH_SRC=<checkout> (default: shallow clone of the pinned tag into build/pytorch), MAX_JOBS=,
 # USE_CUDA=0|1, CCACHE=0|1, PYTORCH_PYTHON=<interpreter>, SKIP_DEPS=1, DRY_RUN=1 (print the commands, run nothing).
-PYTORCH_FLAGS = --branch "$(BRANCH)" $(if $(PYTORCH_SRC),--src "$(PYTORCH_SRC)") \
+STACK_FLAGS = $(if $(STACK),--stack "$(STACK)") $(if $(BRANCH),--branch "$(BRANCH)")
+PYTORCH_FLAGS = $(STACK_FLAGS) $(if $(PYTORCH_SRC),--src "$(PYTORCH_SRC)") \
 	$(if $(MAX_JOBS),--max-jobs "$(MAX_JOBS)") $(if $(USE_CUDA),--use-cuda "$(USE_CUDA)") \
 	$(if $(CCACHE),--ccache "$(CCACHE)") $(if $(PYTORCH_PYTHON),--python "$(PYTORCH_PYTHON)") \
 	$(if $(filter 1 yes true,$(SKIP_DEPS)),--skip-deps) $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
@@ -96,9 +106,10 @@ PYTORCH_FLAGS = --branch "$(BRANCH)" $(if $(PYTORCH_SRC),--src "$(PYTORCH_SRC)")
 pytorch:
 	$(SYSTEM_PYTHON) -m scripts.upstream.pytorch_build $(PYTORCH_FLAGS)
 
-# make pr [PYTORCH_SRC=<checkout>] [FIXES=<issue>]: without a checkout, the wheel-based series (incomplete).
+# make pr [STACK=<stack>] [PYTORCH_SRC=<checkout>] [FIXES=<issue number or URL>]: build/pr/<stack>/PR.md and that
+# stack's complete series (patches/<stack>/, or made on the checkout).
 pr:
-	$(SYSTEM_PYTHON) -m scripts.upstream.pr $(if $(PYTORCH_SRC),--pytorch-src "$(PYTORCH_SRC)") $(if $(FIXES),--fixes "$(FIXES)")
+	$(SYSTEM_PYTHON) -m scripts.upstream.pr $(if $(STACK),--stack "$(STACK)") $(if $(PYTORCH_SRC),--pytorch-src "$(PYTORCH_SRC)") $(if $(FIXES),--fixes "$(FIXES)")
 
 clean:
 	rm -rf build

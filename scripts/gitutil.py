@@ -10,10 +10,10 @@ from pathlib import Path
 # regeneration byte-identical. Commits meant for upstream (`make apply`, `make pr PYTORCH_SRC=`)
 # carry the user's own git identity.
 FIXED_IDENTITY = {
-    "GIT_AUTHOR_NAME": "cbrt patch set",
-    "GIT_AUTHOR_EMAIL": "cbrt-patches@users.noreply.github.com",
-    "GIT_COMMITTER_NAME": "cbrt patch set",
-    "GIT_COMMITTER_EMAIL": "cbrt-patches@users.noreply.github.com",
+    "GIT_AUTHOR_NAME": "native-op patch set",
+    "GIT_AUTHOR_EMAIL": "native-op-patches@users.noreply.github.com",
+    "GIT_COMMITTER_NAME": "native-op patch set",
+    "GIT_COMMITTER_EMAIL": "native-op-patches@users.noreply.github.com",
     "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
 }

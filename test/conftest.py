@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -10,8 +13,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+# Every session compiles as a fresh CI machine does. Inductor's on-disk caches would let a graph compiled by an
+# earlier run skip its lowering here (the overlay's loader keys its subfolder of this one by build). CI=1 is what
+# PyTorch's CI sets: Inductor then refuses an implicit fallback for an operator that has a decomposition, which it
+# only warns about elsewhere.
+INDUCTOR_CACHE = tempfile.mkdtemp(prefix="inductor-cache-")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = INDUCTOR_CACHE
+os.environ.setdefault("CI", "1")
+
 from scripts.gitutil import FIXED_IDENTITY, git  # noqa: E402
-from scripts.patchset.fragments import FragmentFile, Sources  # noqa: E402
+from scripts.patchset.fragments import Sources  # noqa: E402
 
 # The identity git config gives every test's git commands (GIT_CONFIG_COUNT outranks the user's files):
 # `make apply` and `make pr` commit under the user's configured name.
@@ -20,12 +31,14 @@ TEST_USER = ("Ada Reviewer", "ada@example.com")
 TOPICS = """
 [[topic]]
 id = "one"
+stack = "cbrt"
 subject = "[ATen] first topic"
 body = "Adds the op."
 files = ["aten/src/ATen/native/New.cpp"]
 
 [[topic]]
 id = "two"
+stack = "cbrt"
 subject = "[docs] second topic"
 body = "Documents the op."
 """
@@ -54,6 +67,19 @@ def write(path: Path, text: str) -> Path:
 
 def fragment_toml(topic: str, where: str, anchor: str, text: str) -> str:
     return f"[[fragment]]\ntopic = \"{topic}\"\nwhere = \"{where}\"\nanchor = '''\n{anchor}'''\ntext = '''\n{text}'''\n"
+
+
+SLOW = ("slow: the exhaustive proofs (every float32 input, the full accuracy sweeps) and the cross-architecture "
+        "builds; `make test` leaves them out, `make test-slow` runs them, and CI runs both")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", SLOW)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The session's Inductor cache goes with it: each run would otherwise leave one in the temp folder."""
+    shutil.rmtree(INDUCTOR_CACHE, ignore_errors=True)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -110,35 +136,12 @@ def checkout(tmp_path: Path) -> Path:
     return make_checkout(tmp_path / "pytorch")
 
 
-def fixture_text_for(fragment_file: FragmentFile) -> str:
-    """A stand-in for a file the wheel lacks: filler around each of its fragments' anchors.
-
-    An anchor that is a block of lines another fragment adds (a later commit building on an earlier one) is not
-    upstream content, so it is left out; an anchor two fragments share is written once.
-    """
-
-    def block(lines: tuple[str, ...] | list[str]) -> str:
-        return "\n" + "\n".join(lines) + "\n"
-
-    blocks = ["# upstream content before"]
-    written: set[tuple[str, ...]] = set()
-    for fragment in fragment_file.fragments:
-        added_by_others = [block(other.text) for other in fragment_file.fragments if other is not fragment]
-        if tuple(fragment.anchor) in written or any(block(fragment.anchor) in text for text in added_by_others):
-            continue
-        written.add(tuple(fragment.anchor))
-        blocks += [*fragment.anchor, "# upstream content between"]
-    return "\n".join(blocks) + "\n"
-
-
 def checkout_shaped_tree(path: Path, sources: Sources) -> Path:
-    """The base made from the wheel, plus fixture files holding the anchors of the files the wheel lacks."""
+    """A clone of the base made from the wheel: its files, plus the fixtures of the recorded upstream context of
+    the files it lacks (scripts/patchset/base.py), on branch main."""
     from scripts.patchset.base import build_base
 
     git(path.parent, "clone", "-q", str(build_base()), str(path))
-    for fragment_file in sources.fragment_files:
-        if fragment_file.target_in(path) is None:
-            write(path / fragment_file.upstream_path, fixture_text_for(fragment_file))
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", "fixture files the wheel lacks", env=FIXED_IDENTITY)
+    missing = [ff.upstream_path for ff in sources.fragment_files if ff.target_in(path) is None]
+    assert not missing, f"the base lacks {missing}"
     return path

@@ -9,7 +9,7 @@ from conftest import checkout_shaped_tree, fragment_toml, make_checkout, write
 
 import scripts.upstream.apply_checkout as apply_checkout
 from scripts.gitutil import FIXED_IDENTITY, git
-from scripts.patchset.fragments import load_sources
+from scripts.patchset.fragments import FragmentError, load_sources
 from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout
 
 
@@ -183,9 +183,32 @@ def test_the_real_patch_set_applies_to_a_checkout_shaped_tree(tmp_path: Path) ->
     """The base from the wheel, plus fixture files holding the anchors of the files the wheel lacks."""
     sources = load_sources()
     checkout = checkout_shaped_tree(tmp_path / "pytorch", sources)
-    assert apply_to_checkout(checkout, "cbrt", sources).startswith(f"applied: {len(sources.topics)} commits")
+    first = sources.of_stack()  # without a stack, the first of topics.toml: its topics only
+    assert apply_to_checkout(checkout, None, sources).startswith(f"applied: {len(first.topics)} commits on branch 'cbrt'")
     subjects = git(checkout, "log", "--format=%s", "main..cbrt").splitlines()[::-1]
-    assert subjects == [t.subject for t in sources.topics]
+    assert subjects == [t.subject for t in first.topics]
     batch_rules = (checkout / "aten/src/ATen/functorch/BatchRulesUnaryOps.cpp").read_text()
     assert "UNARY_POINTWISE_ALL(cbrt);" in batch_rules
+    assert "divmod" not in (checkout / "aten/src/ATen/native/native_functions.yaml").read_text()
     assert apply_to_checkout(checkout, "cbrt", sources).startswith("already applied")
+
+
+def test_the_second_stack_applies_alone_then_beside_the_first(tmp_path: Path) -> None:
+    """Each stack on its own branch from the pin; both stacks' branches may live in one checkout."""
+    sources = load_sources()
+    checkout = checkout_shaped_tree(tmp_path / "pytorch", sources)
+    divmod = sources.of_stack("divmod")
+    assert len(divmod.topics) == 1
+    assert apply_to_checkout(checkout, None, sources, "divmod").startswith("applied: 1 commit on branch 'divmod'")
+    assert git(checkout, "log", "--format=%s", "main..divmod").splitlines()[::-1] == [t.subject for t in divmod.topics]
+    yaml = (checkout / "aten/src/ATen/native/native_functions.yaml").read_text()
+    assert "- func: divmod" in yaml and "- func: cbrt" not in yaml
+    git(checkout, "checkout", "-q", "main")
+    assert apply_to_checkout(checkout, None, sources, "cbrt").startswith("applied:")
+    assert git(checkout, "merge-base", "cbrt", "divmod").strip() == git(checkout, "rev-parse", "main").strip()
+
+
+def test_an_unknown_stack_is_refused_naming_the_stacks(sources_root: Path, checkout: Path) -> None:
+    with pytest.raises(FragmentError, match="unknown stack 'nope': topics.toml has cbrt$"):
+        apply_to_checkout(checkout, None, load_sources(sources_root), "nope")
+    assert git(checkout, "branch", "--list").split() == ["*", "main"]

@@ -1,4 +1,5 @@
-"""Vectorized<T>::cbrt() gives the x86 bits on aarch64 (NEON, SVE256), ppc64le (VSX) and s390x (ZVECTOR), under qemu."""
+"""Vectorized<T>::cbrt() gives the x86 bits on aarch64 (NEON, SVE256, SVE128), ppc64le (VSX) and s390x (ZVECTOR), under
+qemu, built with GCC and with clang; and which builds a host runs, natively or emulated."""
 
 from __future__ import annotations
 
@@ -7,8 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scripts.cross_arch.check import LAYOUTS, differing, report, run_all, write_sleef_shim
-from scripts.cross_arch.targets import programs_needed, runnable_builds
+from scripts.cross_arch.check import DEFAULT_OUTPUT, LAYOUTS, differing, report, run_all, write_sleef_shim
+from scripts.cross_arch.targets import (
+    BUILDS,
+    CLANG,
+    Host,
+    builds_for_host,
+    linux_cpu_flags,
+    programs_needed,
+    runnable_builds,
+)
 from scripts.cross_arch.toolchain import install
 from scripts.cross_arch.vec_tests import patched_include
 
@@ -50,11 +59,66 @@ def toolchains() -> None:
         pytest.skip(skipped)
 
 
-def test_every_architecture_and_capability_gives_the_same_bits(toolchains: None, tmp_path: Path) -> None:
+@pytest.mark.slow  # make test-slow (see conftest.py's SLOW)
+def test_every_architecture_and_capability_gives_the_same_bits(toolchains: None) -> None:
     builds = runnable_builds()
-    outcomes = run_all(patched_include(), tmp_path, builds, sample=1 << 20, seed=2024, jobs=2)
-    assert {o.build.name for o in outcomes} >= {"aarch64-neon", "aarch64-sve256", "ppc64le-vsx", "s390x-zvector"}
+    # build/cross-arch, as `make cross-arch`: the binaries are cached by content there
+    outcomes = run_all(patched_include(), DEFAULT_OUTPUT, builds, sample=1 << 20, seed=2024, jobs=2)
+    assert {o.build.name for o in outcomes} >= {
+        "aarch64-neon", "aarch64-sve256", "ppc64le-vsx", "s390x-zvector", "x86_64-avx2-clang", "aarch64-neon-clang",
+        "aarch64-neon-sve-clang", "aarch64-sve256-clang", "aarch64-sve128-clang", "x86_64-avx2-narrow-long-double"}
+    assert outcomes[0].build.name == "x86_64-default" and outcomes[1].build.name == "x86_64-avx2"
     assert report(outcomes, with_torch=True) == []
+
+
+X86_AVX512 = Host("x86_64", "Linux", frozenset({"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq"}))
+# A GitHub ubuntu-24.04-arm runner's CPU (Neoverse N2: SVE2 and bf16, 128-bit vectors).
+ARM64_LINUX = Host("aarch64", "Linux", frozenset(linux_cpu_flags(
+    "processor\t: 0\nFeatures\t: fp asimd evtstrm fphp asimdhp sve asimdfhm sve2 svebf16 i8mm bf16\n", "16")))
+MACOS_ARM64 = Host("aarch64", "Darwin", frozenset({"asimd", "asimdhp", "bf16"}))
+
+
+def by_name(host: Host) -> dict:
+    return {b.name: b for b in builds_for_host(host)}
+
+
+def test_an_x86_linux_host_runs_x86_natively_and_every_other_architecture_under_qemu() -> None:
+    builds = by_name(X86_AVX512)
+    assert list(builds) == [b.name for b in BUILDS]
+    assert all(b == builds[b.name] for b in BUILDS)
+    assert builds["aarch64-neon-sve-clang"].compiler == CLANG and "--target=aarch64-linux-gnu" in \
+        builds["aarch64-neon-sve-clang"].flags
+    assert "x86_64-avx512" not in by_name(Host("x86_64", "Linux", frozenset({"avx2", "fma", "f16c"})))
+
+
+def test_an_arm64_linux_host_runs_the_aarch64_builds_its_cpu_has_natively_with_its_own_compilers() -> None:
+    assert {"sve_vl128", "sve", "svebf16", "asimdhp"} <= ARM64_LINUX.cpu_flags
+    builds = by_name(ARM64_LINUX)
+    native = {name for name, b in builds.items() if not b.emulated}
+    assert native == {"aarch64-neon", "aarch64-neon-fp16", "aarch64-neon-clang", "aarch64-neon-sve-clang",
+                      "aarch64-sve128-clang"}
+    for name in native:
+        listed = next(b for b in BUILDS if b.name == name)
+        # the same build code: the listed flags less --target, the host's compiler, no qemu prefix
+        assert builds[name].flags == tuple(f for f in listed.flags if not f.startswith("--target="))
+        assert builds[name].compiler == ("g++" if listed.compiler.endswith("g++") and "clang" not in name else CLANG)
+    # a 256-bit SVE build cannot run on 128-bit vectors: the host's compiler, run under qemu; no x86 build runs here
+    assert builds["aarch64-sve256"].runner == ("qemu-aarch64", "-cpu", "max,sve256=on")
+    assert builds["aarch64-sve256"].compiler == "g++" and builds["aarch64-sve256-clang"].compiler == CLANG
+    assert "--target=aarch64-linux-gnu" not in builds["aarch64-sve256-clang"].flags
+    assert builds["ppc64le-vsx"].emulated and not any(name.startswith("x86_64") for name in builds)
+
+
+def test_macos_arm64_runs_the_clang_neon_builds_with_apple_clang_and_nothing_emulated() -> None:
+    builds = by_name(MACOS_ARM64)
+    assert set(builds) == {"aarch64-neon-clang"}
+    assert builds["aarch64-neon-clang"].compiler == "clang++" and builds["aarch64-neon-clang"].runner == ()
+    assert "--target=aarch64-linux-gnu" not in builds["aarch64-neon-clang"].flags
+
+
+def test_the_clang_cross_builds_need_the_gcc_cross_toolchain_and_clang_19() -> None:
+    needed = programs_needed([b for b in BUILDS if b.name == "aarch64-sve128-clang"])
+    assert needed == sorted(["aarch64-linux-gnu-g++", CLANG, "qemu-aarch64"])
 
 
 def test_without_root_the_check_is_skipped_naming_the_packages_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -95,3 +95,45 @@ def test_an_empty_replace_deletes_the_anchor_and_reapplies_as_a_no_op() -> None:
     once, changed = apply_fragments_to_text(YAML, deletion, "x")
     assert changed and "variants" not in once
     assert apply_fragments_to_text(once, deletion, "x") == (once, False)
+
+
+def contexted(where: str, anchor: str, before: str, after: str) -> str:
+    return (fragment_toml("one", where, anchor, "NEW\n")
+            + f"context_before = '''\n{before}'''\ncontext_after = '''\n{after}'''\n")
+
+
+@pytest.mark.parametrize(
+    ("where", "before", "after", "message"),
+    [
+        ("after", "a\nb\nc\n", "d\ne\nf\n", "context_before must end with the anchor"),
+        ("before", "a\nb\nc\n", "d\ne\nf\n", "context_after must start with the anchor"),
+        ("after", "b\nX\n", "d\ne\nf\n", "records 2 line\\(s\\) before"),
+        ("replace", "a\nb\nX\n", "d\ne\nf\n", "leave the anchor out"),
+    ],
+)
+def test_recorded_context_that_disagrees_with_the_anchor_is_rejected(
+    sources_root: Path, where: str, before: str, after: str, message: str
+) -> None:
+    write(sources_root / "frontend/torch/x.py.fragments.toml", contexted(where, "X\n", before, after))
+    with pytest.raises(FragmentError, match=message):
+        load_sources(sources_root)
+
+
+def test_context_keys_go_together(sources_root: Path) -> None:
+    text = fragment_toml("one", "after", "X\n", "NEW\n") + "context_before = '''\na\nb\nX\n'''\n"
+    write(sources_root / "frontend/torch/x.py.fragments.toml", text)
+    with pytest.raises(FragmentError, match="context_before and context_after go together"):
+        load_sources(sources_root)
+
+
+def test_fixture_holds_the_blocks_in_order_merging_overlaps_and_gapping_the_rest(sources_root: Path) -> None:
+    from scripts.patchset.fragments import FIXTURE_GAP
+
+    text = (contexted("after", "c\n", "a\nb\nc\n", "d\ne\nf\n") + contexted("before", "e\n", "b\nc\nd\n", "e\nf\ng\n")
+            + contexted("after", "y\n", "w\nx\ny\n", "z\n1\n2\n"))
+    write(sources_root / "frontend/torch/x.py.fragments.toml", text)
+    fragment_file = next(ff for ff in load_sources(sources_root).fragment_files if ff.upstream_path == "torch/x.py")
+    assert fragment_file.fixture_text().splitlines() == [
+        FIXTURE_GAP, "a", "b", "c", "d", "e", "f", "g", FIXTURE_GAP, "w", "x", "y", "z", "1", "2", FIXTURE_GAP
+    ]
+    assert fragment_file.uncontexted() == []

@@ -54,6 +54,7 @@ def exact_path_inputs(x: torch.Tensor) -> torch.Tensor:
     return x[mask.bool()]
 
 
+@pytest.mark.slow
 def test_correctly_rounded_candidate_rounds_every_float32_correctly_on_its_vector_and_scalar_paths() -> None:
     misrounded = 0
     for start in range(0, 1 << 32, frontier.CHUNK):

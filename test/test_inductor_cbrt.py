@@ -1,4 +1,5 @@
-"""torch.compile on CPU gives eager's bits: Inductor's C++ calls Vectorized<T>::cbrt() and c10::cbrt_portable.
+"""torch.compile on CPU gives eager's bits: Inductor's C++ calls Vectorized<T>::cbrt() and its scalar form
+at::vec::cbrt_detail::cbrt_scalar.
 
 Every half and bfloat16 input, and 2^20 random float32 and float64 bit patterns with the special classes, through
 a compiled kernel with vectorization on and off, contiguous with loop tails and transposed.
@@ -62,13 +63,16 @@ def test_compiled_cbrt_gives_eager_bits(dtype: torch.dtype, vectorized: bool) ->
         (first, second), (code, *_) = run_and_get_code(
             torch.compile(both_cbrts, fullgraph=True), contiguous, transposed
         )
-    assert (".cbrt()" if vectorized else "c10::cbrt_portable") in code, code
+    assert (".cbrt()" if vectorized else "at::vec::cbrt_detail::cbrt_scalar(") in code, code
     assert "std::cbrt" not in code and "aten.cbrt" not in code, code
     assert_same_bits(first, torch.cbrt(contiguous))
     assert_same_bits(second, torch.cbrt(transposed))
 
 
-LOW_PRECISION_FUNCTION = {torch.float16: "c10::cbrt_portable_half", torch.bfloat16: "c10::cbrt_portable_bfloat16"}
+LOW_PRECISION_FUNCTION = {
+    torch.float16: "at::vec::cbrt_detail::cbrt_scalar(static_cast<c10::Half>(",
+    torch.bfloat16: "at::vec::cbrt_detail::cbrt_scalar(static_cast<c10::BFloat16>(",
+}
 
 
 @pytest.mark.parametrize("vectorized", [True, False], ids=["vectorized", "scalar"])

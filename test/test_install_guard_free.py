@@ -11,7 +11,7 @@ import pytest
 
 from scripts.patchset.base import build_base
 from scripts.patchset.fragments import Fragment, FragmentFile, apply_fragments_to_text, load_sources
-from scripts.patchset.patches import PATCHES_DIR
+from scripts.patchset.patches import stack_dir
 from scripts.patchset.wheel_source import GUARD_CLOSE, GUARD_MACROS, add_install_guard
 
 GUARD_ERROR_LINE = GUARD_CLOSE.splitlines()[2]
@@ -90,10 +90,18 @@ def hunk_context_lines(patch: Path) -> list[str]:
     return context
 
 
+def stack_patches() -> dict[str, list[Path]]:
+    """Each stack's series (patches/<stack>/), in order; each applies to the base alone."""
+    found = {stack: sorted(stack_dir(stack).glob("*.patch")) for stack in load_sources().stacks}
+    assert all(found.values()), f"a stack without patches: {found}"
+    return found
+
+
 def test_no_hunk_of_the_series_has_guard_lines_as_context() -> None:
     found = [
-        f"{patch.name}: {line!r}"
-        for patch in sorted(PATCHES_DIR.glob("*.patch"))
+        f"{patch.parent.name}/{patch.name}: {line!r}"
+        for patches in stack_patches().values()
+        for patch in patches
         for line in hunk_context_lines(patch)
         if names_the_guard(line)
     ]
@@ -116,18 +124,24 @@ def hunk_ends(patch: Path) -> list[tuple[str, int, int]]:
     return ends
 
 
-def test_no_hunk_reaches_past_the_end_of_the_source_file(base: Path) -> None:
-    """The guard's bare #else and #endif trail the source: a hunk reaching them reaches past the source's end."""
+def past_the_end(base: Path, patches: list[Path]) -> list[str]:
+    """Hunks of one stack's series (applied in order on the base) that end past their file's last line."""
     grown: dict[str, int] = {}  # lines earlier patches of the series added to each file
     past_end = []
-    for patch in sorted(PATCHES_DIR.glob("*.patch")):
+    for patch in patches:
         hunks = hunk_ends(patch)
         for path, last_line, _ in hunks:
             length = len((base / path).read_text().splitlines()) + grown.get(path, 0)
             if last_line > length:
-                past_end.append(f"{patch.name}: {path} hunk ends at line {last_line}, the file has {length}")
+                past_end.append(f"{patch.parent.name}/{patch.name}: {path} hunk ends at line {last_line}, the file has {length}")
         for path, _, added in hunks:
             grown[path] = grown.get(path, 0) + added
+    return past_end
+
+
+def test_no_hunk_reaches_past_the_end_of_the_source_file(base: Path) -> None:
+    """The guard's bare #else and #endif trail the source: a hunk reaching them reaches past the source's end."""
+    past_end = [line for patches in stack_patches().values() for line in past_the_end(base, patches)]
     assert not past_end, "hunk context beyond the source text (the install guard's tail):\n" + "\n".join(past_end)
 
 

@@ -44,3 +44,14 @@ def test_gradcheck_and_gradgradcheck() -> None:
 
     assert torch.autograd.gradcheck(cbrt, (x,))
     assert torch.autograd.gradgradcheck(cbrt, (x,))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["complex64", "complex128"])
+def test_complex_input_raises_numpys_type_error(dtype: type) -> None:
+    """numpy.cbrt has no complex loop; stock torch._numpy.cbrt returned pow(x, 1/3), the principal complex root."""
+    x = np.array([-8.0 + 0j, 1j], dtype=dtype)
+    with pytest.raises(TypeError) as from_numpy:
+        np.cbrt(x)
+    with pytest.raises(TypeError) as from_torch:
+        tnp.cbrt(tnp.asarray(x))
+    assert str(from_torch.value) == str(from_numpy.value)

@@ -3,6 +3,7 @@ the install it started from (previous overlay or none) and says which; bad inter
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -15,9 +16,10 @@ import pytest
 import scripts.overlay.build as overlay_build
 from scripts.overlay.install import HOOK, PACKAGE
 from scripts.patchset.pin import load_pin
+from scripts.testing.mutants import scratch_copy
 
 EXTENSION = f"{PACKAGE}_C{sysconfig.get_config_var('EXT_SUFFIX')}"
-LIBRARY = "libtorch_cbrt_overlay.so"
+LIBRARY = "libtorch_native_overlay.so"
 TORCH_INIT = """\
 class _C:
     @staticmethod
@@ -37,7 +39,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "%s", "%s", -1, NULL}
 PyMODINIT_FUNC PyInit_%s(void) { return PyModule_Create(&module); }
 """
 # Which build's extension `import torch` loaded, through the hook.
-LOADED = "import torch, _torch_cbrt_overlay as o; print(o._torch_cbrt_overlay_C.__doc__)"
+LOADED = f"import torch, {PACKAGE} as o; print(o.{PACKAGE}_C.__doc__)"
 PRIMS = "torch/_prims/__init__.py"
 
 
@@ -88,7 +90,7 @@ class FakeBuild:
         monkeypatch.setattr(overlay_build, "codegen", lambda build: None)
         monkeypatch.setattr(overlay_build, "configure", lambda build: None)
         monkeypatch.setattr(overlay_build, "compile_and_link", self.compile)
-        monkeypatch.setattr(overlay_build, "LOAD_CHECK", "import torch, _torch_cbrt_overlay")
+        monkeypatch.setattr(overlay_build, "LOAD_CHECK", f"import torch, {PACKAGE}")
 
     def compile(self, build: overlay_build.Build) -> None:
         self.compiles += 1
@@ -149,7 +151,7 @@ def installed_files(site: Path) -> dict[Path, bytes | None]:
 
 
 # What the install holds before the failing build, and how the error message names it.
-EARLIER = {"first build": "torch 2.12.0 without the overlay", "rebuild": "torch 2.12.0 with the cbrt overlay built"}
+EARLIER = {"first build": "torch 2.12.0 without the overlay", "rebuild": "torch 2.12.0 with the native-operator overlay built"}
 
 
 @pytest.mark.parametrize("earlier", EARLIER)
@@ -186,7 +188,7 @@ def test_nothing_changed_means_nothing_is_rebuilt(
     assert overlay_build.main(["--python", python]) == 0
     assert overlay_build.main(["--python", python]) == 0
     assert fake.compiles == 1
-    assert "overlay: up to date (torch 2.12.0 with the cbrt overlay built" in capsys.readouterr().out
+    assert "overlay: up to date (torch 2.12.0 with the native-operator overlay built" in capsys.readouterr().out
     (site_of(python) / PACKAGE / LIBRARY).write_bytes(b"damaged")
     assert overlay_build.main(["--python", python]) == 0
     assert fake.compiles == 2 and (site_of(python) / PACKAGE / LIBRARY).read_bytes() == b"v1"
@@ -305,9 +307,92 @@ def test_torchgen_reruns_when_a_fragment_compiled_in_a_harness_changes(
     (fragments / "sparse").mkdir(parents=True)
     harness_fragment = fragments / "sparse" / "SparseUnaryOps.cpp.fragments.toml"
     harness_fragment.write_text("# COALESCED_UNARY_UFUNC(cbrt)\n")
-    monkeypatch.setattr(overlay_build, "HARNESS_FRAGMENTS", fragments)
+    monkeypatch.setattr(overlay_build, "HARNESS_FRAGMENTS", (fragments,))
     build = overlay_build.Build(overlay_build.probe(python), 1, "AUTO", frozenset())
     before = overlay_build.codegen_digest(build)
     harness_fragment.write_text("# COALESCED_UNARY_UFUNC(cbrt) changed\n")
     assert overlay_build.codegen_digest(build) != before
     shutil.rmtree(fragments)
+
+
+# ---------------------------------------------------------------- a real build in a scratch copy
+
+KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
+# The kernel's vector path adds 1 to every result (the 37 contiguous inputs below fill at least two vectors).
+KERNEL_SLIP = (("{ return a.cbrt(); }", "{ return a.cbrt() + Vectorized<scalar_t>(scalar_t(1)); }"),)
+CUBE_ROOTS = ("import torch\nx = torch.full((37,), 8.0)\n"
+              "print([torch.cbrt(x.to(d)).tolist() for d in (torch.float32, torch.float64)], "
+              "torch.cbrt(x[::2]).tolist())")
+
+
+def built(scratch: Path, python: str) -> None:
+    result = subprocess.run([python, "-m", "scripts.overlay.build", "--python", python], cwd=scratch,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def cube_roots(python: str) -> str:
+    return subprocess.run([python, "-c", CUBE_ROOTS], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.skipif(not os.environ.get("CBRT_SCRATCH_BUILD"), reason="a full overlay build in a scratch copy "
+                    "(minutes on 2 cores): set CBRT_SCRATCH_BUILD=1")
+def test_a_source_restored_with_its_old_mtime_is_recompiled(tmp_path: Path) -> None:
+    """cp -p, rsync -a, tar and shutil.copy2 put back a file's old mtime, older than the objects compiled from the
+    edit: the build must still compile the restored text, not keep the edited kernel behind an 'up to date' record."""
+    scratch = scratch_copy(tmp_path / "tree", with_venv=True)
+    python = str(scratch / ".venv" / "bin" / "python")
+    built(scratch, python)
+    original = cube_roots(python)
+    kernel = scratch / KERNEL
+    saved = tmp_path / "CbrtKernel.cpp.saved"
+    shutil.copy2(kernel, saved)
+    text = kernel.read_text()
+    for find, replace in KERNEL_SLIP:
+        assert text.count(find) == 1, find
+        text = text.replace(find, replace)
+    kernel.write_text(text)
+    built(scratch, python)
+    assert cube_roots(python) != original  # the slip is compiled in
+    shutil.copy2(saved, kernel)  # the original text, and its old mtime
+    built(scratch, python)
+    assert cube_roots(python) == original
+
+
+def test_an_input_put_back_with_its_old_mtime_is_recompiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real ninja, one copy rule per input standing in for CMake's compile rules: a kernel source of the repository
+    and a header of the install, each edited, compiled, then put back with its old mtime (shutil.copy2, as cp -p,
+    rsync -a, tar or a failed build's rollback do) must be compiled again; the install's header is replaced, never
+    touched in place, so a scratch venv hard-linked to it keeps its mtime."""
+    python = fake_install(tmp_path, "2.12.0")
+    repo = tmp_path / "repo"
+    monkeypatch.setattr(overlay_build, "REPO_ROOT", repo)
+    monkeypatch.setattr(overlay_build, "OVERLAY_DIR", repo / "scripts" / "overlay")
+    monkeypatch.setattr(overlay_build, "BUILD_ROOT", tmp_path / "build")
+    build = overlay_build.Build(overlay_build.probe(python), 1, "OFF", frozenset())
+    inputs = {"kernel": repo / KERNEL, "header": build.site / "torch/include/ATen/cpu/vec/vec_cbrt.h"}
+    ninja_file = build.directory / "cmake" / "build.ninja"
+    ninja_file.parent.mkdir(parents=True)
+    ninja_file.write_text("rule copy\n  command = cp $in $out\n" + "".join(
+        f"build {name}.o: copy {path}\n" for name, path in inputs.items()))
+    ninja = shutil.which("ninja", path=str(Path(sys.executable).parent)) or "ninja"
+    monkeypatch.setattr(overlay_build, "run", lambda command, what: subprocess.run(
+        [ninja, "-C", command[command.index("--build") + 1]], check=True, capture_output=True))
+    for name, path in inputs.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{name} as shipped\n")
+    overlay_build.compile_and_link(build)
+    for name, path in inputs.items():
+        shutil.copy2(path, tmp_path / f"{name}.saved")
+        path.write_text(f"{name} with a slip\n")
+    overlay_build.compile_and_link(build)
+    assert (build.directory / "cmake" / "kernel.o").read_text() == "kernel with a slip\n"
+    linked = tmp_path / "scratch-venv-link.h"
+    for name, path in inputs.items():
+        shutil.copy2(tmp_path / f"{name}.saved", path)  # the original text, and its old mtime
+    os.link(inputs["header"], linked)
+    linked_mtime = linked.stat().st_mtime_ns
+    overlay_build.compile_and_link(build)
+    for name in inputs:
+        assert (build.directory / "cmake" / f"{name}.o").read_text() == f"{name} as shipped\n", name
+    assert linked.stat().st_mtime_ns == linked_mtime and linked.read_text() == "header as shipped\n"

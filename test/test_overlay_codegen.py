@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from scripts.layout import REPO_ROOT
+from scripts.overlay.harness import HARNESSES, MissingHarness, needs_harness
+from scripts.overlay.harness import harness_of as harness_of_path
 from scripts.patchset.fragments import load_sources
+from scripts.patchset.native_ops import native_ops
 
 pytest.importorskip("yaml")  # torchgen needs PyYAML
 overlay_codegen = pytest.importorskip("scripts.overlay.codegen")
@@ -50,20 +53,48 @@ def test_refuses_a_foreign_non_empty_out_dir(tmp_path: Path) -> None:
 
 def harness_of(path: str, root: Path) -> str:
     out = overlay_codegen.Output(root / "gen", None, set(), defaultdict(list))
-    overlay_codegen.gen_aten_harnesses(REPO_ROOT, out)
-    harness = next(h for h in overlay_codegen.ATEN_HARNESSES if h.upstream_path == path)
-    return (root / "gen" / "aten" / harness.template).read_text()
+    overlay_codegen.gen_harnesses(load_sources(), out)
+    harness = HARNESSES[path]
+    return (root / "gen" / harness.subdir / harness.template).read_text()
 
 
-@pytest.mark.parametrize("harness", overlay_codegen.ATEN_HARNESSES, ids=lambda h: h.upstream_path)
+HARNESSED = sorted({ff.upstream_path for ff in load_sources().fragment_files if needs_harness(ff.upstream_path)})
+
+
+@pytest.mark.parametrize("upstream_path", HARNESSED)
 def test_every_added_line_of_a_file_the_wheel_lacks_is_compiled_in_its_harness(
-    harness: overlay_codegen.Harness, tmp_path: Path
+    upstream_path: str, tmp_path: Path
 ) -> None:
     fragments = load_sources().fragment_files
-    added = [line for ff in fragments if ff.upstream_path == harness.upstream_path for f in ff.fragments for line in f.text]
-    assert added, f"no fragments of {harness.upstream_path}"
-    text = harness_of(harness.upstream_path, tmp_path).splitlines()
+    added = [line for ff in fragments if ff.upstream_path == upstream_path for f in ff.fragments for line in f.text]
+    assert added, f"no fragments of {upstream_path}"
+    text = harness_of(upstream_path, tmp_path).splitlines()
     assert [line for line in added if line.strip() and line not in text] == []
+
+
+def test_the_harnessed_files_are_the_ones_the_sources_edit() -> None:
+    assert "aten/src/ATen/functorch/BatchRulesUnaryOps.cpp" in HARNESSED
+    assert "aten/src/ATen/test/vec_test_all_types.cpp" not in HARNESSED  # a test: not in the library
+    assert set(HARNESSED) <= set(HARNESSES)
+
+
+def test_templates_name_no_operator() -> None:
+    """Harnesses are per upstream file, never per operator: no template names one of the patch set's operators."""
+    names = {op.root for op in native_ops()} | {op.base for op in native_ops()}
+    for harness in HARNESSES.values():
+        text = (overlay_codegen.OVERLAY_TEMPLATES / harness.template).read_text()
+        words = set(re.findall(r"[A-Za-z0-9_]+", text.lower()))
+        assert not names & words, harness.template
+
+
+def test_a_fragment_on_a_cpp_file_without_harness_names_it_and_how_to_add_one() -> None:
+    with pytest.raises(MissingHarness) as error:
+        harness_of_path(
+            "aten/src/ATen/native/ReduceOps.cpp", "aten_native/aten/src/ATen/native/ReduceOps.cpp.fragments.toml"
+        )
+    message = str(error.value)
+    assert "aten/src/ATen/native/ReduceOps.cpp" in message and "ReduceOps.cpp.fragments.toml" in message
+    assert "scripts/overlay/templates" in message and "HARNESSES" in message
 
 
 def test_harness_puts_includes_first_and_meta_functions_in_at_meta(tmp_path: Path) -> None:

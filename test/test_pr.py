@@ -1,4 +1,5 @@
-"""`make pr`: PR.md generated from the repo, results only from files, and the series copied next to it."""
+"""`make pr`: PR.md generated from the repo, results only from files, and the series copied next to it; one PR per
+stack, with nothing of another stack in it."""
 
 from __future__ import annotations
 
@@ -9,17 +10,24 @@ from conftest import TEST_USER, checkout_shaped_tree, write
 
 from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import load_sources
+from scripts.patchset.fragments import FragmentError, load_sources
+from scripts.patchset.native_ops import native_ops
 from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout
 from scripts.upstream.pr import (
     COMPLETE_COMMAND,
     NOT_RUN,
+    FixesError,
     PrInputs,
     all_touched_paths,
+    body_passages,
+    complete_command,
+    issue_number,
     markdown_section,
-    not_in_series,
     write_pr,
 )
+from scripts.upstream.suites import SUITES
+
+CBRT, DIVMOD = load_sources().stacks[:2]
 
 PASSING_SUITE = """\
 <testsuites><testsuite name="test_ops.py">
@@ -85,19 +93,93 @@ def real_repo_pr(tmp_path: Path) -> tuple[Path, str]:
     return inputs.output, pr.read_text()
 
 
+@pytest.fixture(scope="module")
+def divmod_pr(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    where = tmp_path_factory.mktemp("divmod-pr")
+    inputs = PrInputs(REPO_ROOT, where / "pr", where / "none", overlay_xml=where / "none" / "overlay.xml", stack=DIVMOD)
+    return inputs.output, write_pr(inputs).read_text()
+
+
 def test_pr_names_every_topic_subject_in_order(real_repo_pr: tuple[Path, str]) -> None:
     _, text = real_repo_pr
-    subjects = [topic.subject for topic in load_sources().topics]
+    subjects = [topic.subject for topic in load_sources().of_stack(CBRT).topics]
     positions = [text.index(subject) for subject in subjects]
     assert positions == sorted(positions)
 
 
+@pytest.mark.parametrize("stack", [CBRT, DIVMOD])
+def test_each_pr_names_its_own_stacks_topics_and_no_other(
+    real_repo_pr: tuple[Path, str], divmod_pr: tuple[Path, str], stack: str
+) -> None:
+    text = (real_repo_pr if stack == CBRT else divmod_pr)[1]
+    sources = load_sources()
+    own = sources.of_stack(stack)
+    assert text.startswith(f"# {'Add torch.cbrt' if stack == CBRT else 'Add torch.divmod'}")
+    size = "One commit" if len(own.topics) == 1 else f"Stack of {len(own.topics)} commits"
+    assert f"\n{size} on PyTorch v" in text
+    for topic in sources.topics:
+        assert (f"{topic.subject}:" in text) == (topic.stack == stack), topic.id
+    for op in native_ops(sources):
+        assert (f"`{op.schema}`" in text) == (op.topic in {t.id for t in own.topics}), op.name
+    assert f"STACK={stack}" in text and f"on branch {stack}" in text
+
+
 def test_pr_lists_every_touched_file(real_repo_pr: tuple[Path, str]) -> None:
     _, text = real_repo_pr
-    paths = all_touched_paths(load_sources())
+    paths = all_touched_paths(load_sources().of_stack(CBRT))
     assert "aten/src/ATen/native/sparse/SparseUnaryOps.cpp" in paths
     for path in paths:
         assert f"`{path}`" in text
+
+
+def test_divmod_pr_lists_its_files_and_not_cbrts(divmod_pr: tuple[Path, str]) -> None:
+    _, text = divmod_pr
+    for path in all_touched_paths(load_sources().of_stack(DIVMOD)):
+        assert f"`{path}`" in text
+    assert "SparseUnaryOps.cpp" not in text and "CbrtKernel" not in text
+
+
+def test_divmod_pr_has_its_own_prose(divmod_pr: tuple[Path, str]) -> None:
+    _, text = divmod_pr
+    motivation = markdown_section(text, lambda title: title == "Motivation")
+    follow_ups = markdown_section(text, lambda title: title == "Follow-ups")
+    assert motivation is not None and follow_ups is not None
+    assert "pytorch/pytorch#90820" in motivation[0] and "We would take a PR" in motivation[0]
+    assert "divmod(tensor, 3)" in motivation[0] and "TypeError" in motivation[0]
+    assert "MPS" in follow_ups[0] and "core" in follow_ups[0] and "inductor" in follow_ups[0]
+    assert "What CI does not cover" not in text  # cbrt's coverage questions are cbrt's
+
+
+def test_divmod_pr_filters_the_suites_on_divmod_alone(divmod_pr: tuple[Path, str]) -> None:
+    _, text = divmod_pr
+    matrix = markdown_section(text, lambda title: title == "Test matrix")
+    plan = markdown_section(text, lambda title: title == "Test Plan")
+    assert matrix is not None and plan is not None
+    assert any(line.startswith("| `test_ops.py` | `-k 'divmod'` |") for line in matrix)
+    assert "python test/test_ops.py -k divmod" in plan
+    assert "cbrt" not in "\n".join(matrix + plan)
+
+
+def test_divmod_pr_copies_the_divmod_series(divmod_pr: tuple[Path, str]) -> None:
+    output, _ = divmod_pr
+    patches = REPO_ROOT / "patches" / DIVMOD
+    assert sorted(p.name for p in output.iterdir() if p.name != "PR.md") == sorted(p.name for p in patches.iterdir())
+    for source in patches.iterdir():
+        assert (output / source.name).read_bytes() == source.read_bytes()
+
+
+def test_an_unknown_stack_is_refused_naming_the_stacks(tmp_path: Path) -> None:
+    with pytest.raises(FragmentError, match=f"unknown stack 'nope': topics.toml has {CBRT}, {DIVMOD}"):
+        write_pr(PrInputs(REPO_ROOT, tmp_path / "pr", tmp_path / "none", stack="nope"))
+
+
+def test_a_stack_without_prose_in_pr_toml_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from scripts.upstream.pr import texts
+
+    toml = write(tmp_path / "pr.toml", '[stack.one]\ntitle = "t"\nmotivation = "m"\nfollow_ups = "f"\n')
+    assert texts("one", toml).title == "t"
+    with pytest.raises(FragmentError, match=r"has no \[stack.two\] table \(it has: one\)"):
+        texts("two", toml)
 
 
 def test_pr_quotes_the_code_it_replaces(real_repo_pr: tuple[Path, str]) -> None:
@@ -113,13 +195,14 @@ def test_pr_without_results_says_not_run_yet_for_every_suite(real_repo_pr: tuple
     matrix = markdown_section(text, lambda title: title == "Test matrix")
     assert matrix is not None
     rows = [line for line in matrix if line.startswith("| `")]
-    assert len(rows) == 13
+    assert len(rows) == len(SUITES)
     assert all(f"| {NOT_RUN} |" in row for row in rows)
+    assert all("`-k 'cbrt" in row and "divmod" not in row for row in rows)
 
 
 def test_pr_copies_the_series_next_to_it(real_repo_pr: tuple[Path, str]) -> None:
     output, _ = real_repo_pr
-    patches = REPO_ROOT / "patches"
+    patches = REPO_ROOT / "patches" / CBRT
     for source in [*patches.glob("*.patch"), patches / "series"]:
         assert (output / source.name).read_bytes() == source.read_bytes()
     series = (output / "series").read_text().split()
@@ -141,10 +224,9 @@ def test_pr_checklist_points_at_the_files_to_review(real_repo_pr: tuple[Path, st
 
 def fixture_repo(root: Path) -> Path:
     """The conftest sources plus an exported series, results and reports, as a repo root."""
-    write(root / "patches/0001-ATen-first-topic.patch", "Subject: [PATCH 1/2] [ATen] first topic\n")
-    write(root / "patches/0002-docs-second-topic.patch", "Subject: [PATCH 2/2] [docs] second topic\n")
-    write(root / "patches/series", "0001-ATen-first-topic.patch\n0002-docs-second-topic.patch\n")
-    write(root / "patches/not-in-base.txt", "# comment\ntwo: docs/source/torch.md\n")
+    write(root / "patches/cbrt/0001-ATen-first-topic.patch", "Subject: [PATCH 1/2] [ATen] first topic\n")
+    write(root / "patches/cbrt/0002-docs-second-topic.patch", "Subject: [PATCH 2/2] [docs] second topic\n")
+    write(root / "patches/cbrt/series", "0001-ATen-first-topic.patch\n0002-docs-second-topic.patch\n")
     return root
 
 
@@ -165,7 +247,7 @@ def test_pr_reads_results_and_reports_from_files(sources_root: Path, tmp_path: P
     assert "| float32 | 0.5 |" in text
     assert "Random bit patterns." in text
     assert "elsewhere" not in text
-    assert "- `docs/source/torch.md` (or `docs/source/torch.rst`): edited; outside the exported series" in text
+    assert "- `docs/source/torch.md` (or `docs/source/torch.rst`): edited" in text
     assert "- `aten/src/ATen/native/New.cpp`: new" in text
 
 
@@ -187,7 +269,7 @@ def test_pr_replaces_stale_patches_in_its_folder(sources_root: Path, tmp_path: P
         "0001-ATen-first-topic.patch",
         "0002-docs-second-topic.patch",
     ]
-    assert (output / "not-in-base.txt").is_file()
+    assert not (output / "not-in-base.txt").exists()
 
 
 def test_markdown_section_skips_hashes_inside_code_fences() -> None:
@@ -211,22 +293,52 @@ def test_overlay_results_of_make_test_appear_in_the_matrix(tmp_path: Path) -> No
     assert "| 1 | 0 | 0 | 1 |" in row
 
 
-def test_pr_without_a_checkout_says_what_the_series_lacks_and_how_to_complete_it(
-    real_repo_pr: tuple[Path, str],
-) -> None:
-    _, text = real_repo_pr
+def test_pr_without_a_checkout_offers_the_complete_series(real_repo_pr: tuple[Path, str]) -> None:
+    output, text = real_repo_pr
     commits = markdown_section(text, lambda title: title.startswith("Commits"))
     assert commits is not None
-    assert any(line.startswith("Incomplete:") and f"`{COMPLETE_COMMAND}`" in line for line in commits)
-    for topic, path in not_in_series(REPO_ROOT / "patches"):
-        assert f"- {topic}: `{path}`" in commits
+    command = complete_command(CBRT)
+    assert command.startswith(COMPLETE_COMMAND)
+    assert any(line.startswith("Complete `git format-patch` series") and f"`{command}`" in line for line in commits)
+    assert "Incomplete" not in text and not (output / "not-in-base.txt").exists()
+    diffs = "".join((output / name).read_text() for name in (output / "series").read_text().split())
+    for fragment_file in load_sources().of_stack(CBRT).fragment_files:
+        assert f"diff --git a/{fragment_file.upstream_path} " in diffs, fragment_file.upstream_path
+
+
+@pytest.mark.parametrize(
+    ("fixes", "number"),
+    [("4242", "4242"), ("#4242", "4242"), ("https://github.com/pytorch/pytorch/issues/4242", "4242"),
+     ("https://github.com/pytorch/pytorch/issues/4242/", "4242"), ("", "")],
+)
+def test_fixes_takes_an_issue_number_or_its_url(fixes: str, number: str) -> None:
+    assert issue_number(fixes) == number
+
+
+@pytest.mark.parametrize(
+    "fixes",
+    ["abc", "12a", "0", "https://github.com/pytorch/pytorch/pull/4242", "https://github.com/other/repo/issues/1",
+     "https://github.com/pytorch/pytorch/issues/"],
+)
+def test_fixes_that_is_no_issue_is_refused_with_what_to_pass(fixes: str, sources_root: Path, tmp_path: Path) -> None:
+    with pytest.raises(FixesError, match=r"pass its number \(FIXES=123\) or its URL"):
+        issue_number(fixes)
+    with pytest.raises(FixesError):
+        write_pr(PrInputs(fixture_repo(sources_root), tmp_path / "pr", tmp_path / "none", fixes=fixes))
+
+
+def test_fixes_url_becomes_a_fixes_line(sources_root: Path, tmp_path: Path) -> None:
+    inputs = PrInputs(fixture_repo(sources_root), tmp_path / "pr", tmp_path / "none",
+                      fixes="https://github.com/pytorch/pytorch/issues/98765")
+    follow_ups = markdown_section(write_pr(inputs).read_text(), lambda title: title == "Follow-ups")
+    assert follow_ups is not None and follow_ups[-1] == "Fixes #98765"
 
 
 def test_pr_carries_a_test_plan_per_commit_and_the_follow_ups(real_repo_pr: tuple[Path, str]) -> None:
     _, text = real_repo_pr
     plan = markdown_section(text, lambda title: title == "Test Plan")
     assert plan is not None
-    for topic in load_sources().topics:
+    for topic in load_sources().of_stack(CBRT).topics:
         assert f"{topic.subject}:" in plan
     assert "python test/test_torch.py -k 'cbrt or test_doc'" in plan
     follow_ups = markdown_section(text, lambda title: title == "Follow-ups")
@@ -242,6 +354,7 @@ def test_pr_on_a_checkout_exports_the_complete_series_under_the_users_name(tmp_p
     write(results / "test_ops.xml", PASSING_SUITE)
     text = write_pr(PrInputs(REPO_ROOT, output, results, checkout, "4242"), sources).read_text()
     names = (output / "series").read_text().split()
+    sources = sources.of_stack(CBRT)  # write_pr took the first stack's topics out of all of them
     assert len(names) == len(sources.topics)
     patches = [(output / name).read_text() for name in names]
     assert all(f"From: {TEST_USER[0]} <{TEST_USER[1]}>" in patch for patch in patches)
@@ -283,5 +396,25 @@ def test_pr_on_a_checkout_that_already_carries_the_series_exports_it_from_below(
     apply_to_checkout(checkout, "cbrt", sources)
     output = tmp_path / "pr"
     text = write_pr(PrInputs(REPO_ROOT, output, tmp_path / "none", checkout), sources).read_text()
-    assert len((output / "series").read_text().split()) == len(sources.topics)
+    assert len((output / "series").read_text().split()) == len(sources.of_stack(CBRT).topics)
     assert f"at `{base[:12]}`" in text and "Every commit has what test_doc" in text
+
+
+def test_commit_bodies_split_into_paragraphs_and_bullets_each_on_one_line() -> None:
+    body = "First paragraph\nwraps here.\n\n- a bullet\n  that wraps\n- another\n\nCI: last\nparagraph.\n"
+    assert body_passages(body) == ["First paragraph wraps here.", "a bullet that wraps", "another", "CI: last paragraph."]
+
+
+def test_pr_quotes_the_commit_messages_on_what_ci_does_not_cover(real_repo_pr: tuple[Path, str]) -> None:
+    """Which CI job runs vec_test_all_types, and why the composite fallback has no upstream test: answered once,
+    in topics.toml, and quoted from there."""
+    _, text = real_repo_pr
+    section = markdown_section(text, lambda title: title == "What CI does not cover, and why")
+    assert section is not None
+    quoted = [line.removeprefix("> ") for line in section if line.startswith("> ")]
+    bodies = {topic.subject: body_passages(topic.body) for topic in load_sources().of_stack(CBRT).topics}
+    assert len(quoted) == 2 and all(any(q in passages for passages in bodies.values()) for q in quoted)
+    ci, fallback = quoted
+    assert "vec256_test*" in ci and "vec_test_all_types_{DEFAULT,AVX2,AVX512} (#58438)" in ci
+    assert "PrivateUse1" in fallback and "test/test_bc_devices.py" in fallback
+    assert (REPO_ROOT / "test" / "test_bc_devices.py").is_file()

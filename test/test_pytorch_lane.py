@@ -25,6 +25,7 @@ from scripts.upstream.pytorch_build import (
     dry_run_text,
     plan_lane,
 )
+from scripts.upstream.suites import stack_ops
 
 CPU_BOX = Toolchain(cpus=16, memory_gib=64.0, ccache=None, nvcc=None, gpu=False)
 GPU_BOX = Toolchain(cpus=16, memory_gib=64.0, ccache="/usr/bin/ccache", nvcc="/usr/local/cuda/bin/nvcc", gpu=True)
@@ -180,7 +181,8 @@ def test_every_suite_runs_filtered_from_test_with_its_own_junit_file(tmp_path: P
     assert [run.argv[3] for run in runs] == [suite.path for suite in SUITES]
     for run, suite in zip(runs, SUITES, strict=True):
         assert run.cwd == tmp_path / "clone" / "pytorch" / "test"
-        assert run.argv[run.argv.index("-k") + 1] == suite.keyword
+        assert run.argv[run.argv.index("-k") + 1] == suite.keyword(stack_ops(load_sources().of_stack()))
+        assert "divmod" not in run.argv[run.argv.index("-k") + 1]
         assert f"--junitxml={tmp_path / 'results' / suite.junit_file}" in run.argv
         assert not run.check
     assert len({suite.junit_file for suite in SUITES}) == len(SUITES)
@@ -408,3 +410,27 @@ def test_earlier_results_are_cleared_before_the_build(tmp_path: Path) -> None:
     titles = [step.title for step in plan_lane(options(tmp_path), CPU_BOX).steps]
     assert titles.index("clear earlier JUnit results") == titles.index("build PyTorch in development mode (incremental)") - 1
     assert step_titled(plan_lane(options(tmp_path), CPU_BOX), "clear").argv == ("rm", "-rf", str(tmp_path / "results"))
+
+
+# --- STACK= -----------------------------------------------------------------------------------------
+
+
+def test_a_stack_is_applied_on_its_own_branch_and_its_suites_filter_on_its_operators(tmp_path: Path) -> None:
+    plan = plan_lane(options(tmp_path, stack="divmod"), CPU_BOX)
+    apply = plan.steps[1]
+    assert apply == ApplyPatchSet(tmp_path / "clone" / "pytorch", "divmod", "divmod")
+    assert isinstance(apply, ApplyPatchSet) and apply.shell_line().endswith("--branch divmod --stack divmod")
+    keywords = [run.argv[run.argv.index("-k") + 1] for run in commands(plan) if is_suite_run(run)]
+    assert keywords and all("divmod" in k and "cbrt" not in k for k in keywords)
+
+
+def test_each_stack_keeps_its_junit_results_apart_by_default(tmp_path: Path) -> None:
+    from scripts.upstream.suites import results_dir_of
+
+    plans = {stack: plan_lane(options(tmp_path, results_dir=None, stack=stack), CPU_BOX) for stack in ("cbrt", "divmod")}
+    assert {stack: plan.results_dir for stack, plan in plans.items()} == {s: results_dir_of(s) for s in plans}
+
+
+def test_an_unknown_stack_stops_the_plan_naming_the_stacks(tmp_path: Path) -> None:
+    with pytest.raises(ApplyError, match="unknown stack 'nope': topics.toml has cbrt, divmod"):
+        plan_lane(options(tmp_path, stack="nope"), CPU_BOX)

@@ -106,9 +106,18 @@ def test_the_prediction_is_the_compute_bound_rate_over_the_copy_rate_at_most_one
     assert throughput_model.predicted_fraction(counts(fp32=32), "float32", machine) == 1.0
 
 
-@pytest.mark.parametrize(("portable", "kernel"), [(1.0, "portable"), (0.95, "portable"), (0.949, "libdevice")])
-def test_the_portable_kernel_is_kept_from_95_percent_of_copy(portable: float, kernel: str) -> None:
-    assert throughput_model.chosen_kernel({"portable": portable, "libdevice": 1.0}) == kernel
+@pytest.mark.parametrize(
+    ("libdevice", "portable", "kernel"),
+    [
+        (1.0, 1.0, "libdevice"),  # both at copy bandwidth: upstream's pattern
+        (0.95, 1.0, "libdevice"),
+        (1.0, 0.5, "libdevice"),
+        (0.949, 0.95, "portable"),  # only where libdevice misses the target and the portable kernel reaches it
+        (0.5, 0.949, "libdevice"),
+    ],
+)
+def test_libdevice_runs_unless_it_alone_misses_95_percent_of_copy(libdevice: float, portable: float, kernel: str) -> None:
+    assert throughput_model.chosen_kernel({"portable": portable, "libdevice": libdevice}) == kernel
 
 
 def test_the_h200_inputs_are_the_documented_ones() -> None:
@@ -121,18 +130,35 @@ def test_the_doc_tables_come_from_the_committed_counts() -> None:
     assert section in throughput_model.DOC.read_text(), "run `python -m scripts.gpu.throughput_model --write-doc`"
 
 
-def test_the_cuda_kernel_runs_what_the_model_chooses() -> None:
+def test_the_cuda_kernel_runs_what_the_model_chooses_libdevice_on_the_opmath_value() -> None:
     source = (sass_model.REPO_ROOT / "aten_native/aten/src/ATen/native/cuda/CbrtKernel.cu").read_text()
     chosen = {dtype: throughput_model.chosen_kernel(p) for dtype, p in throughput_model.predictions().items()}
-    portable_calls = {
-        "float16": "cbrt_portable_half(",
-        "bfloat16": "cbrt_portable_bfloat16(",
-        "float32": "cbrt_portable(",
-        "float64": "cbrt_portable(",
-    }
-    for dtype, kernel in chosen.items():
-        assert (portable_calls[dtype] in source) == (kernel == "portable"), dtype
-    assert ("::cbrt(" in source) == ("libdevice" in chosen.values())
+    assert chosen == dict.fromkeys(sass_model.DTYPES, "libdevice")
+    assert "return ::cbrt(static_cast<opmath_t>(a));" in source and "using opmath_t = at::opmath_type<scalar_t>;" in source
+    assert "cbrt_portable" not in source and "c10/util/cbrt.h" not in source
+    assert "AT_DISPATCH_FLOATING_TYPES_AND2(" in source and "REGISTER_DISPATCH(cbrt_stub, &cbrt_kernel_cuda)" in source
+
+
+def test_the_probes_compile_what_the_cuda_kernel_runs_and_no_removed_header() -> None:
+    source = sass_model.probe_source()
+    assert "c10/util/cbrt.h" not in source and "cbrt_portable" not in source
+    for dtype, cpp in sass_model.DTYPES.items():
+        assert f"libdevice_{dtype}(" in source and f"copy_{dtype}(" in source and f"portable_{dtype}(" not in source
+        assert f"::cbrt(static_cast<at::opmath_type<{cpp}>>(a))" in source
+
+
+def test_the_recorded_portable_counts_are_kept_and_labelled() -> None:
+    committed = sass_model.load_counts()
+    assert set(committed["recorded"]) == {"portable"} and "4e9753b" in committed["recorded"]["portable"]
+    fresh = {arch: {d: {k: {c: 0.0 for c in CLASSES} for k in sass_model.MEASURED} for d in sass_model.DTYPES}
+             for arch in sass_model.ARCHS}
+    merged = sass_model.with_recorded({"nvcc": "release 0", "counts": fresh}, committed)
+    for arch in sass_model.ARCHS:
+        for dtype in sass_model.DTYPES:
+            assert list(merged["counts"][arch][dtype]) == list(sass_model.KERNELS)
+            assert merged["counts"][arch][dtype]["portable"] == committed["counts"][arch][dtype]["portable"]
+            assert merged["counts"][arch][dtype]["libdevice"] == fresh[arch][dtype]["libdevice"]
+    assert "The portable rows are recorded" in throughput_model.generated_section(committed)
 
 
 def test_the_shipped_prediction_is_the_chosen_kernels() -> None:

@@ -2,8 +2,9 @@
 
 The wheel ships neither that file nor googletest, so the fragment's added lines (tests of the given topics, in
 fragment order) are compiled inside test/cross_arch/vec_test_harness.cpp, which supplies what the rest of the file
-and vec_test_all_types.h would, against headers patched in a scratch copy of the wheel's include folder. Native x86
-builds link Debian's libgtest; cross builds compile googletest's sources with their compiler and run under qemu-user.
+and vec_test_all_types.h would, against headers patched in a scratch copy of the wheel's include folder. Native
+builds link the host's googletest (Debian's libgtest-dev; GTEST_ROOT=<prefix with include/ and lib/>, e.g. Homebrew's
+googletest on macOS); cross builds compile googletest's sources with their target's GCC and run under qemu-user.
 Every step is cached under build/vec-tests, keyed by the content it depends on.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.cross_arch.check import write_sleef_shim
-from scripts.cross_arch.targets import Build, host_cpu_flags, programs_needed, runnable_builds
+from scripts.cross_arch.targets import Build, host_arch, host_cpu_flags, programs_needed, runnable_builds
 from scripts.cross_arch.toolchain import install
 from scripts.layout import REPO_ROOT, SOURCE_FOLDERS
 from scripts.overlay.venv_patch import patch_install
@@ -33,8 +36,33 @@ HARNESS = REPO_ROOT / "test" / "cross_arch" / "vec_test_harness.cpp"
 TEST_FILE = "aten/src/ATen/test/vec_test_all_types.cpp"
 TOPICS = ("vec-fmadd", "vec-cbrt")
 GTEST_SOURCES = Path("/usr/src/googletest/googletest")
-NATIVE_GTEST = (Path("/usr/lib/x86_64-linux-gnu/libgtest.a"), Path("/usr/lib/x86_64-linux-gnu/libgtest_main.a"))
 GTEST_PACKAGE = "libgtest-dev"
+
+
+@dataclass(frozen=True)
+class Gtest:
+    """A googletest the host's compiler links: its headers and its two static libraries."""
+
+    include: Path
+    libraries: tuple[Path, Path]
+
+    @classmethod
+    def under(cls, prefix: Path, lib: str = "lib") -> Gtest:
+        return cls(prefix / "include", (prefix / lib / "libgtest.a", prefix / lib / "libgtest_main.a"))
+
+    def found(self) -> bool:
+        return (self.include / "gtest" / "gtest.h").is_file() and all(p.is_file() for p in self.libraries)
+
+
+def native_gtest() -> Gtest:
+    """GTEST_ROOT's googletest when set; else Debian's (libgtest-dev: /usr/lib/<arch>-linux-gnu), or Homebrew's."""
+    if os.environ.get("GTEST_ROOT"):
+        return Gtest.under(Path(os.environ["GTEST_ROOT"]))
+    if sys.platform == "darwin" and shutil.which("brew"):
+        prefix = subprocess.run(["brew", "--prefix", "googletest"], capture_output=True, text=True).stdout.strip()
+        if prefix:
+            return Gtest.under(Path(prefix))
+    return Gtest.under(Path("/usr"), f"lib/{host_arch()}-linux-gnu")
 
 
 def digest(*parts: bytes) -> str:
@@ -79,18 +107,27 @@ def added_tests(topics: tuple[str, ...] = TOPICS) -> str:
     return "".join("\n".join(f.text) + "\n" for f in fragment_file.fragments if f.topic in topics)
 
 
+def gtest_compiler(build: Build) -> str:
+    """The GCC that builds googletest for a cross build: its own compiler, or for clang the GCC cross toolchain whose
+    libstdc++ it links (the same C++ ABI; the host's g++ where the build is of the host's architecture)."""
+    if build.toolchain == "clang":
+        return next((p for p in build.needs if p.endswith("g++")), "g++")
+    return build.compiler
+
+
 def gtest_libraries(build: Build, folder: Path) -> list[str]:
-    """Debian's libgtest for native x86 builds; googletest built from source with the cross compiler otherwise."""
+    """The host's libgtest for native builds; googletest built from source with the target's GCC for cross builds."""
     if not build.emulated:
-        return [str(p) for p in NATIVE_GTEST]
-    library = folder / f"gtest-{build.compiler}.a"
+        return [str(p) for p in native_gtest().libraries]
+    compiler = gtest_compiler(build)
+    library = folder / f"gtest-{compiler}.a"
     if not library.is_file():
         objects = []
         for name in ("gtest-all.cc", "gtest_main.cc"):
-            obj = folder / f"{build.compiler}-{name}.o"
+            obj = folder / f"{compiler}-{name}.o"
             subprocess.run(
                 [
-                    build.compiler,
+                    compiler,
                     "-O2",
                     "-std=c++17",
                     f"-I{GTEST_SOURCES}",
@@ -104,7 +141,7 @@ def gtest_libraries(build: Build, folder: Path) -> list[str]:
                 capture_output=True,
             )
             objects.append(str(obj))
-        archiver = build.compiler.removesuffix("g++") + "ar"
+        archiver = compiler.removesuffix("g++") + "ar"
         subprocess.run([archiver, "rcs", str(library), *objects], check=True)
     return [str(library)]
 
@@ -123,6 +160,7 @@ def compile_command(
 ) -> list[str]:
     includes = [f"-I{shim}"] if build.uses_sleef_shim else []
     linking = ["-static"] if build.emulated else []
+    gtest_include = GTEST_SOURCES / "include" if build.emulated else native_gtest().include
     return [
         build.compiler,
         "-std=c++17",
@@ -130,14 +168,30 @@ def compile_command(
         *build.flags,
         *includes,
         f"-I{include}",
-        f"-I{GTEST_SOURCES / 'include'}",
+        f"-I{gtest_include}",
         str(source),
+        *(str(REPO_ROOT / s) for s in build.vec_test_sources),
         "-o",
         str(executable),
         *libraries,
         "-pthread",
         *linking,
     ]
+
+
+LIBM = Path("/lib/x86_64-linux-gnu/libm.so.6")
+
+
+def long_double_imports(executable: Path) -> list[str]:
+    """The long double functions a -mlong-double-64 build still takes from glibc or libstdc++ (whose long double is
+    x87's there): libm's `<name>l` where libm has `<name>` too, and C++ symbols with a long double in them."""
+    exported = set(re.findall(r" [TWi] (\w+)@", subprocess.run(["nm", "-D", str(LIBM)], capture_output=True,
+                                                               text=True).stdout))
+    imports = subprocess.run(["nm", "-u", str(executable)], capture_output=True, text=True).stdout.split()
+    names = [i.partition("@")[0] for i in imports if i != "U"]
+    libm = [n for n in names if n.endswith("l") and n in exported and n[:-1] in exported]
+    demangled = subprocess.run(["c++filt", *names], capture_output=True, text=True).stdout.splitlines()
+    return sorted(set(libm) | {d for d in demangled if "long double" in d})
 
 
 def build_vec_tests(build: Build, include: Path, output: Path = OUTPUT) -> tuple[Path | None, str, float]:
@@ -149,6 +203,7 @@ def build_vec_tests(build: Build, include: Path, output: Path = OUTPUT) -> tuple
     tests = added_tests()
     key = digest(
         HARNESS.read_bytes(),
+        *((REPO_ROOT / s).read_bytes() for s in build.vec_test_sources),
         tests.encode(),
         str(include).encode(),
         " ".join(build.flags).encode(),
@@ -170,6 +225,10 @@ def build_vec_tests(build: Build, include: Path, output: Path = OUTPUT) -> tuple
     seconds = time.monotonic() - started
     if compiled.returncode != 0:
         return None, compiled.stderr[-6000:], seconds
+    unshimmed = long_double_imports(partial) if "-mlong-double-64" in build.flags else []
+    if unshimmed:
+        return None, f"imports long double functions of the x87 ABI: {' '.join(unshimmed)}; define them in " \
+                     f"{' '.join(build.vec_test_sources)}", seconds
     partial.rename(executable)
     for stale in folder.glob(f"{build.name}-*"):
         if stale.is_file() and stale != executable:
@@ -189,33 +248,51 @@ def run_vec_tests(build: Build, include: Path, output: Path = OUTPUT) -> VecTest
 
 
 def missing_cpu_flags(build: Build) -> list[str]:
-    """The /proc/cpuinfo flags a native build needs and this CPU lacks."""
+    """The CPU features a native build needs and this CPU lacks."""
     return sorted(set(build.cpu_flags) - host_cpu_flags()) if not build.emulated else []
 
 
-def gtest_missing() -> str | None:
-    """Why googletest is not available (installing libgtest-dev where it can), or None."""
-    if GTEST_SOURCES.is_dir() and all(p.is_file() for p in NATIVE_GTEST):
+def gtest_missing(builds: list[Build] | None = None) -> str | None:
+    """Why googletest is not available to `builds` (default: all this host runs), installing libgtest-dev where it
+    can (Debian), or None. Native builds need the host's googletest, cross builds its sources."""
+    builds = runnable_builds() if builds is None else builds
+    needs_sources = any(b.emulated for b in builds)
+    needs_native = any(not b.emulated for b in builds)
+
+    def missing() -> str | None:
+        if needs_sources and not GTEST_SOURCES.is_dir():
+            return f"googletest's sources ({GTEST_SOURCES})"
+        if needs_native and not native_gtest().found():
+            gtest = native_gtest()
+            return f"googletest ({gtest.include / 'gtest'}, {' '.join(map(str, gtest.libraries))})"
         return None
-    reason = install([GTEST_PACKAGE]) if shutil.which(GTEST_PACKAGE) is None else None
-    if GTEST_SOURCES.is_dir():
+
+    what = missing()
+    if what is None:
         return None
-    return reason or f"vec tests skipped: {GTEST_PACKAGE} did not install googletest into {GTEST_SOURCES}"
+    reason = install([GTEST_PACKAGE]) if shutil.which("apt-get") else None
+    what = missing()
+    if what is None:
+        return None
+    return reason or f"vec tests skipped: no {what}: install {GTEST_PACKAGE}, or set GTEST_ROOT"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--builds", nargs="+", help="build names (default: all this machine can run)")
     parser.add_argument("--print-include", action="store_true", help="print the patched include folder and stop")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1, not 0, when a missing toolchain skips the run (CI)")
     args = parser.parse_args(argv)
     if args.print_include:
         print(patched_include())
         return 0
     builds = [b for b in runnable_builds() if not args.builds or b.name in args.builds]
-    skipped = gtest_missing() or install(programs_needed(builds))
-    if skipped:
+    skipped = gtest_missing(builds) or install(programs_needed(builds))
+    if skipped or not builds:
+        skipped = skipped or "no build this machine can run"
         print(skipped)
-        return 0
+        return 1 if args.strict else 0
     include = patched_include()
     failed = 0
     for build in builds:

@@ -4,9 +4,10 @@
 # and its rehearsal on a machine without a GPU, every stage on the CPU:
 #   bash scripts/gpu/check.sh --rehearse OUT_DIR [PYTHON]   PYTHON defaults to a new torch 2.11.0 venv
 # Stages: the bundle's missing wheels (build/wheelhouse, `make gpu-bundle`), the overlay build
-# (MAX_JOBS = cores), the CUDA tests, CUDA against CPU bit for bit, the accuracy sweep with its
-# bounds, and throughput against a device-to-device copy, its share of copy bandwidth printed beside the H200
-# model's prediction (scripts/gpu/throughput_model.py). Each stage logs to OUT_DIR/<stage>.log
+# (MAX_JOBS = cores), the CUDA tests, eager CUDA against torch.compile'd CUDA bit for bit, the accuracy sweep
+# against the correctly rounded reference with libdevice's documented bounds (scripts/gpu/bounds.py), and
+# throughput against a device-to-device copy, its share of copy bandwidth printed beside the H200 model's
+# prediction (scripts/gpu/throughput_model.py). Each stage logs to OUT_DIR/<stage>.log
 # and adds a line to OUT_DIR/summary.txt as it ends, so a run cut short keeps what it has.
 # Exits 1 when any stage fails, an accuracy bound or the 90% bandwidth target included.
 set -uo pipefail
@@ -33,8 +34,12 @@ stage() {  # stage NAME COMMAND...: run, log to OUT_DIR/NAME.log, time it, keep 
   fi
 }
 
+note_lines() {  # note_lines STAGE PATTERN: the stage's log lines that match, into the summary
+  grep -- "$2" "$out/$1.log" | while read -r line; do note "$line"; done
+}
+
 bench_against_model() {  # the measured share of copy bandwidth next to the model's (docs/CUDA_KERNEL.md)
-  grep ' model [0-9.]* (H200' "$out/bench.log" | while read -r line; do note "$line"; done
+  note_lines bench ' model [0-9.]* (H200'
 }
 
 sweep() {  # the accuracy sweep of every dtype, then its verdict against the documented bounds
@@ -74,14 +79,18 @@ stage cuda-tests "$python" -m pytest test/test_cbrt_cuda.py -q -p no:cacheprovid
   && note "$(grep -E '[0-9]+ (passed|skipped|failed)' "$out/cuda-tests.log" | tail -n 1)"
 if [ $device = cuda ]; then
   stage bitwise "$python" -m scripts.gpu.bitwise --device cuda --json "$out/bitwise.json"
+  note_lines bitwise '^bitwise: .*differ'
   stage accuracy sweep --candidates 'torch.cbrt (cuda)' --workers "$jobs" --float64-count 10000000
+  note_lines accuracy '^bounds: '
   stage bench "$python" -m scripts.gpu.bench --device cuda --json "$out/bench.json"
   bench_against_model
 else
-  note "bitwise: no CUDA here; the counterpart compares the CPU's per-element path with its vectorized one"
-  stage bitwise "$python" -m scripts.gpu.bitwise --device cpu-strided --sample 1048576 --json "$out/bitwise.json"
+  note "bitwise: no CUDA here; the counterpart compares torch.compile'd CPU code with the eager CPU kernel"
+  stage bitwise "$python" -m scripts.gpu.bitwise --device cpu --sample 1048576 --json "$out/bitwise.json"
+  note_lines bitwise '^bitwise: .*differ'
   note "accuracy: no CUDA here; the counterpart sweeps the CPU kernel on the first 2^22 inputs of each dtype"
   stage accuracy sweep --candidates torch.cbrt --workers 2 --limit 4194304 --float64-count 100000
+  note_lines accuracy '^bounds: '
   note "bench: no CUDA here; the counterpart measures the CPU at 2^16 and 2^18, without the 90% target"
   stage bench "$python" -m scripts.gpu.bench --device cpu --exponents 16 18 --json "$out/bench.json"
   bench_against_model

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from scripts.gpu.bench import markdown
+from scripts.gpu.bounds import MAX_ULP
 from scripts.layout import REPO_ROOT
 from scripts.measure.accuracy import Report, markdown_table
 
@@ -24,9 +25,16 @@ def read_json(path: Path) -> object | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def compared(r: dict) -> str:
+    if not r.get("lowering_available", True):
+        return " (not compared: this torch has no inductor lowering of cbrt, so the compiled code runs the eager kernel)"
+    return "" if r.get("lowered", True) else " (the compiled code did not lower cbrt)"
+
+
 def bitwise_lines(result: dict) -> str:
-    return "".join(f"- {r['dtype']}: {r['different']:,} of {r['inputs']:,} CUDA results differ from the CPU's\n"
-                   for r in result["results"])
+    device = "CUDA" if result["device"] == "cuda" else "CPU"
+    return "".join(f"- {r['dtype']}: {r['different']:,} of {r['inputs']:,} compiled {device} results differ from "
+                   f"eager's{compared(r)}\n" for r in result["results"])
 
 
 def section(out: Path) -> str:
@@ -34,10 +42,13 @@ def section(out: Path) -> str:
              "```", ""]
     bitwise, accuracy, bench = (read_json(out / n) for n in ("bitwise.json", "accuracy.json", "bench.json"))
     if bitwise:
-        parts += ["CUDA against CPU, bit for bit (NaN payloads aside):", "", bitwise_lines(bitwise)]
+        parts += ["torch.compile'd torch.cbrt against eager on the same device, bit for bit (NaN payloads aside; "
+                  "on CUDA the compiled code is a Triton kernel calling libdevice.cbrt):", "", bitwise_lines(bitwise)]
     if accuracy:
-        parts += ["Accuracy of the CUDA kernel (every float32, float16 and bfloat16 input; float64 sampled):", "",
-                  markdown_table([Report(**r) for r in accuracy])]
+        bound = ", ".join(f"{dtype} {ulp:.6g}" for dtype, ulp in MAX_ULP.items())
+        parts += ["Accuracy of the CUDA kernel against the correctly rounded cube root (every float32, float16 and "
+                  f"bfloat16 input; float64 sampled); libdevice's documented bounds, in ULPs of the exact root: {bound}:",
+                  "", markdown_table([Report(**r) for r in accuracy])]
     if bench:
         parts += ["Throughput against a device-to-device copy (median of torch.utils.benchmark):", "", markdown(bench)]
     return "\n".join(parts).rstrip() + "\n"

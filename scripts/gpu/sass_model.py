@@ -1,10 +1,11 @@
 """SASS instruction counts per element of the CUDA cube root, by instruction class.
 
-Compiles probe kernels with nvcc for sm_80 and sm_90: per dtype (float, double, half, bfloat16) one kernel per
-candidate (`portable`: c10::cbrt_portable* from this repo's c10/util/cbrt.h, with the shipped
-header; `libdevice`: ::cbrt on the opmath value, cbrtf for float, half and bfloat16, cbrt for double) and a
+Compiles probe kernels with nvcc for sm_80 and sm_90: per dtype (float, double, half, bfloat16) the `libdevice`
+kernel CbrtKernel.cu runs (::cbrt on the opmath value: cbrtf for float, half and bfloat16, cbrt for double) and a
 `copy` kernel. Each probe thread does what gpu_kernel's vectorized path does: one 16-byte load (4 floats,
-2 doubles, 8 halves), the function on each element, one 16-byte store.
+2 doubles, 8 halves), the function on each element, one 16-byte store. The other candidate, `portable` (the CPU
+kernel's algorithm, c10::cbrt_portable* of c10/util/cbrt.h, which this repository no longer has), keeps the counts
+measured the same way before it went (nvcc 13.0): they are data now, carried over from the counts file.
 
 What is counted: the whole hot path of a thread (index, bounds test, load, the function on every element,
 store), divided by its elements, the same way for every kernel. The hot path is what a thread runs for normal
@@ -29,18 +30,16 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.layout import REPO_ROOT, wheel_member_of
-from scripts.patchset.fragments import Sources, apply_fragments_to_text, load_sources
+from scripts.layout import REPO_ROOT
 
 ARCHS = ("sm_80", "sm_90")
 DTYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-PORTABLE_CALLS = {
-    "float32": "c10::cbrt_portable(a)",
-    "float64": "c10::cbrt_portable(a)",
-    "float16": "c10::cbrt_portable_half(static_cast<float>(a))",
-    "bfloat16": "c10::cbrt_portable_bfloat16(static_cast<float>(a))",
-}
 KERNELS = ("portable", "libdevice", "copy")
+MEASURED = ("libdevice", "copy")  # compiled here; `portable` is recorded data (RECORDED)
+RECORDED = {
+    "portable": "c10::cbrt_portable* (c10/util/cbrt.h, `git show 4e9753b:aten_native/c10/util/cbrt.h`), "
+    "counted with nvcc release 13.0, V13.0.88 before the header was removed; not measured again",
+}
 BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 ELEMENTS_PER_THREAD = {dtype: 16 // size for dtype, size in BYTES.items()}  # one 16-byte access each way
 CLASSES = ("fp32", "fp64", "int_logic", "convert", "mufu", "control", "memory")
@@ -164,7 +163,6 @@ def probe_source(dtypes: dict[str, str] = DTYPES) -> str:
         "#include <ATen/OpMathType.h>",
         "#include <c10/util/BFloat16.h>",
         "#include <c10/util/Half.h>",
-        "#include <c10/util/cbrt.h>",
         "",
         "// As gpu_kernel's vectorized path: one 16-byte load, f on each element, one 16-byte store.",
         "template <typename T, typename F>",
@@ -184,9 +182,8 @@ def probe_source(dtypes: dict[str, str] = DTYPES) -> str:
     ]
     for dtype, cpp in dtypes.items():
         bodies = {
-            "copy": "a",
-            "portable": PORTABLE_CALLS[dtype],
             "libdevice": f"::cbrt(static_cast<at::opmath_type<{cpp}>>(a))",
+            "copy": "a",
         }
         for kernel, body in bodies.items():
             lines += [
@@ -196,32 +193,6 @@ def probe_source(dtypes: dict[str, str] = DTYPES) -> str:
                 "}",
             ]
     return "\n".join(lines) + "\n"
-
-
-def shipped_header(site: Path, member: str) -> str:
-    """The header as the wheel shipped it: scripts/overlay/venv_patch.py's pristine copy when the install is patched."""
-    pristine = site / ".cbrt-overlay" / "pristine" / member
-    return (pristine if pristine.is_file() else site / member).read_text()
-
-
-def write_patched_headers(site: Path, sources: Sources, include: Path) -> None:
-    """This repo's header fragments applied to the shipped headers, and its new headers, under `include` (the
-    install is not touched)."""
-    for fragment_file in sources.fragment_files:
-        member = wheel_member_of(fragment_file.upstream_path)
-        if member is None or not member.startswith("torch/include/") or not (site / member).is_file():
-            continue
-        ordered = tuple(f for t in sources.topics for f in fragment_file.fragments if f.topic == t.id)
-        text, _ = apply_fragments_to_text(shipped_header(site, member), ordered, fragment_file.upstream_path)
-        target = include / member.removeprefix("torch/include/")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-    for new_file in sources.new_files:
-        member = wheel_member_of(new_file.upstream_path)
-        if member is not None and member.startswith("torch/include/"):
-            target = include / member.removeprefix("torch/include/")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(new_file.source.read_bytes())
 
 
 def torch_site() -> Path:
@@ -245,7 +216,7 @@ def find_tool(name: str) -> str | None:
     return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
 
 
-def compile_command(nvcc: str, arch: str, include: Path, site: Path, source: Path, cubin: Path) -> list[str]:
+def compile_command(nvcc: str, arch: str, site: Path, source: Path, cubin: Path) -> list[str]:
     # The overlay's CUDA flags (scripts/overlay/CMakeLists.txt), Release: -O3, C++20.
     return [
         nvcc,
@@ -257,7 +228,6 @@ def compile_command(nvcc: str, arch: str, include: Path, site: Path, source: Pat
         "-D__CUDA_NO_HALF_CONVERSIONS__",
         "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
         "-D__CUDA_NO_HALF2_OPERATORS__",
-        f"-I{include}",
         f"-I{site / 'torch' / 'include'}",
         f"-gencode=arch=compute_{arch[3:]},code={arch}",
         "-cubin",
@@ -267,36 +237,48 @@ def compile_command(nvcc: str, arch: str, include: Path, site: Path, source: Pat
     ]
 
 
-def sass_listing(nvcc: str, cuobjdump: str, arch: str, include: Path, site: Path, workdir: Path) -> str:
+def sass_listing(nvcc: str, cuobjdump: str, arch: str, site: Path, workdir: Path) -> str:
     source, cubin = workdir / "probe.cu", workdir / f"probe_{arch}.cubin"
     source.write_text(probe_source())
-    subprocess.run(compile_command(nvcc, arch, include, site, source, cubin), check=True, capture_output=True)
+    subprocess.run(compile_command(nvcc, arch, site, source, cubin), check=True, capture_output=True)
     return subprocess.run([cuobjdump, "-sass", str(cubin)], check=True, capture_output=True, text=True).stdout
 
 
 def counts_of(listing: str) -> dict[str, dict[str, dict[str, float]]]:
-    """dtype -> kernel -> class -> instructions per element, from one architecture's listing."""
+    """dtype -> kernel -> class -> instructions per element, from one architecture's listing (MEASURED kernels)."""
     functions = parse_functions(listing)
     return {
-        dtype: {k: per_element(class_counts(hot_path(functions[f"{k}_{dtype}"])), dtype) for k in KERNELS}
+        dtype: {k: per_element(class_counts(hot_path(functions[f"{k}_{dtype}"])), dtype) for k in MEASURED}
         for dtype in DTYPES
     }
 
 
+def with_recorded(measured: dict[str, object], committed: dict[str, object]) -> dict[str, object]:
+    """The measured counts with the RECORDED kernels' committed counts, in KERNELS order."""
+    counts = {
+        arch: {
+            dtype: {k: (by_kernel if k in MEASURED else committed["counts"][arch][dtype])[k] for k in KERNELS}
+            for dtype, by_kernel in by_dtype.items()
+        }
+        for arch, by_dtype in measured["counts"].items()
+    }
+    return {"nvcc": measured["nvcc"], "recorded": RECORDED, "counts": counts}
+
+
 def measure() -> dict[str, object]:
+    """nvcc's counts of the MEASURED kernels, with the RECORDED ones from the counts file."""
     nvcc, cuobjdump = find_tool("nvcc"), find_tool("cuobjdump")
     if nvcc is None or cuobjdump is None:
         raise SystemExit("sass_model: error: needs nvcc and cuobjdump (CUDA toolkit, or the copy Triton ships)")
     site = torch_site()
     with tempfile.TemporaryDirectory(prefix="sass-model-") as scratch:
-        workdir = Path(scratch)
-        write_patched_headers(site, load_sources(), workdir / "include")
-        listings = {arch: sass_listing(nvcc, cuobjdump, arch, workdir / "include", site, workdir) for arch in ARCHS}
+        listings = {arch: sass_listing(nvcc, cuobjdump, arch, site, Path(scratch)) for arch in ARCHS}
     banner = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     version = next((line for line in banner.splitlines() if "release" in line), "nvcc").removeprefix(
         "Cuda compilation tools, "
     )
-    return {"nvcc": version, "counts": {arch: counts_of(listing) for arch, listing in listings.items()}}
+    measured = {"nvcc": version, "counts": {arch: counts_of(listing) for arch, listing in listings.items()}}
+    return with_recorded(measured, load_counts())
 
 
 def load_counts(path: Path = COUNTS_FILE) -> dict[str, object]:

@@ -26,7 +26,9 @@ from scripts.gpu.report import carried_over
 from scripts.layout import REPO_ROOT
 from scripts.measure.alternatives import prims_composite, python_cube_root
 from scripts.measure.bench_baselines import SCALAR_LOOP, baseline_kernels
+from scripts.measure.bench_summary import BENCHMARKS
 from scripts.measure.machine import cpu_model
+from scripts.measure.readme_tables import update_performance
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], object]
 COPY = "copy (bandwidth)"
@@ -384,7 +386,7 @@ def main() -> None:
     parser.add_argument("--min-run-time", type=float, default=0.1, help="seconds per kernel and round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per size, merged per kernel")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile of the composite")
-    parser.add_argument("--output", type=Path, default=REPO_ROOT / "docs" / "BENCHMARKS.md")
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     parser.add_argument("--child-build", choices=list(OTHER_BUILDS), help=argparse.SUPPRESS)
     parser.add_argument("--exponents", type=int, nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -406,6 +408,9 @@ def main() -> None:
     command = "python -m scripts.measure.bench " + " ".join(sys.argv[1:])
     args.output.write_text(carried_over(write_report(results, sizes, command.strip(), plot), args.output))
     print(f"bench: wrote {args.output} and {plot}")
+    if args.output.resolve() == BENCHMARKS.resolve():
+        update_performance()  # the README quotes this report: its machine, date and figures
+        print("bench: README.md's performance figures rewritten from it")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 // capability (PyTorch's flags for DEFAULT, AVX2 and AVX512) against the
 // installed torch's vec headers, which the overlay has patched, so that
 // `shipped` is the kernel torch.cbrt runs and the others reuse its building
-// blocks (c10::cbrt_detail, at::vec::CbrtOps).
+// blocks (at::vec::cbrt_detail: the algorithm, ScalarOps and CbrtOps).
 //
 // The candidates, from the shipped kernel to a correctly rounded one; each adds
 // one ingredient to the one before (see docs/CBRT_KERNEL.md, "The frontier"):
@@ -22,8 +22,8 @@
 // Every candidate computes the same bits in its vector loop and its scalar
 // path (strided inputs and loop tails of a real kernel).
 
+#include <ATen/cpu/vec/cbrt_algorithm.h>
 #include <ATen/cpu/vec/vec.h>
-#include <c10/util/cbrt.h>
 
 #include <algorithm>
 #include <cmath>
@@ -34,14 +34,14 @@ namespace {
 
 using at::vec::Vectorized;
 using F = Vectorized<float>;
-namespace detail = c10::cbrt_detail;
+namespace detail = at::vec::cbrt_detail;
 
 #if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
 constexpr bool kFmaddIsFused = true;
 #else
 constexpr bool kFmaddIsFused = false;
 #endif
-using VecOps = at::vec::CbrtOps<float, kFmaddIsFused>;
+using VecOps = detail::CbrtOps<float, kFmaddIsFused>;
 using ScalarOps = detail::ScalarOps<float>;
 
 constexpr float kThird = 1.0f / 3;
@@ -241,7 +241,7 @@ F shipped_vector(const F& x) {
   return x.cbrt();
 }
 float shipped_scalar(float x) {
-  return c10::cbrt_portable(x);
+  return detail::cbrt_scalar(x);
 }
 
 // A contiguous loop as cpu_kernel_vec runs it: whole vectors, then the tail

@@ -1,4 +1,6 @@
-"""Fill the README's generated tables between their `<!-- name:begin -->` / `<!-- name:end -->` markers."""
+"""Fill the README's generated blocks between their `<!-- name:begin -->` / `<!-- name:end -->` markers: the bad-input
+table (from the operator), the accuracy table (from a saved `scripts.measure.accuracy` table) and the performance
+figures (from docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import re
 from pathlib import Path
 
 from scripts.layout import REPO_ROOT
+from scripts.measure.bench_summary import BENCHMARKS, summary_of
 
 README = REPO_ROOT / "README.md"
 
@@ -27,6 +30,11 @@ def replace_section(text: str, name: str, body: str) -> str:
     return section_pattern(name).sub(lambda m: m.group(1) + body + m.group(3), text)
 
 
+def update_performance(readme: Path = README, benchmarks: Path = BENCHMARKS) -> None:
+    """The performance block from docs/BENCHMARKS.md alone: `make bench` calls this after writing the report."""
+    readme.write_text(replace_section(readme.read_text(), "performance", summary_of(benchmarks)))
+
+
 def main() -> None:
     from scripts.measure.bad_inputs import markdown_table
 
@@ -34,10 +42,11 @@ def main() -> None:
     parser.add_argument("--accuracy", type=Path, help="markdown table printed by `python -m scripts.measure.accuracy`")
     args = parser.parse_args()
     text = replace_section(README.read_text(), "bad-inputs", markdown_table())
+    text = replace_section(text, "performance", summary_of(BENCHMARKS))
     if args.accuracy:
         text = replace_section(text, "accuracy", args.accuracy.read_text())
     README.write_text(text)
-    print("README.md: tables updated")
+    print("README.md: tables and performance figures updated")
 
 
 if __name__ == "__main__":

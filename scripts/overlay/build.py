@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -23,7 +24,8 @@ from pathlib import Path
 
 from scripts.layout import REPO_ROOT, wheel_member_of
 from scripts.overlay import install as overlay_install
-from scripts.overlay import venv_patch
+from scripts.overlay import legacy, venv_patch
+from scripts.overlay.harness import COMPILED_SUFFIXES
 from scripts.overlay.record import (
     STATE_DIR_NAME,
     Record,
@@ -38,21 +40,33 @@ from scripts.overlay.record import (
 from scripts.overlay.snapshot import Snapshot
 from scripts.overlay.target import Target, TargetError, probe
 from scripts.patchset.fragments import FragmentError, load_sources
+from scripts.patchset.native_ops import native_ops
 from scripts.patchset.pin import DriftError, load_pin
 
 OVERLAY_DIR = REPO_ROOT / "scripts" / "overlay"
 NATIVE_SOURCES = REPO_ROOT / "aten_native" / "aten" / "src" / "ATen" / "native"
-HARNESS_FRAGMENTS = REPO_ROOT / "aten_native"
-FUNCTORCH_FRAGMENTS = REPO_ROOT / "frontend/aten/src/ATen/functorch/BatchRulesUnaryOps.cpp.fragments.toml"
+# Where fragments of C++ files the wheel lacks live: codegen compiles their added lines in harnesses.
+HARNESS_FRAGMENTS = (REPO_ROOT / "aten_native", REPO_ROOT / "frontend")
 PACKAGE = overlay_install.PACKAGE
 BUILD_ROOT = REPO_ROOT / "build" / "overlay"
 CODEGEN_INPUT_MEMBERS = tuple(
     f"torchgen/packaged/{name}" for name in ("ATen/native/native_functions.yaml", "ATen/native/tags.yaml",
                                              "autograd/derivatives.yaml", "autograd/deprecated.yaml"))
-# Run in the target interpreter after installing: torch imports with the overlay, the operator
-# works, and the patched Python front end imports too.
-LOAD_CHECK = ("import torch, torch._refs, torch._prims, torch._numpy\n"
-              "assert torch.cbrt(torch.tensor([-8.0])).item() == -2.0\n")
+# Run in the target interpreter after installing: torch imports with the overlay, every operator of the sources
+# has its schema and its Python bindings, and the patched Python front end imports too. None: load_check_code().
+LOAD_CHECK: str | None = None
+
+
+def load_check_code() -> str:
+    ops = native_ops()
+    schemas = sorted(f"{op.base}.{op.overload or 'default'}" for op in ops)
+    functions = sorted({op.base for op in ops if "function" in op.variants})
+    methods = sorted({op.base for op in ops if "method" in op.variants})
+    return ("import operator, torch, torch._refs, torch._prims, torch._numpy\n"
+            f"for name in {schemas!r}:\n    operator.attrgetter(name)(torch.ops.aten)\n"
+            f"missing = [n for n in {functions!r} if not hasattr(torch, n)]\n"
+            f"missing += ['Tensor.' + n for n in {methods!r} if not hasattr(torch.Tensor, n)]\n"
+            "assert not missing, f'overlay loaded without bindings: {missing}'\n")
 
 
 class StepError(RuntimeError):
@@ -108,12 +122,12 @@ def installed_paths(site: Path) -> list[str]:
     sources = load_sources()
     upstream = [f.upstream_path for f in sources.fragment_files] + [f.upstream_path for f in sources.new_files]
     members = [m for m in map(wheel_member_of, upstream) if m is not None]
-    return sorted({PACKAGE, STATE_DIR_NAME, "torch/__init__.py", *members})
+    return sorted({PACKAGE, STATE_DIR_NAME, "torch/__init__.py", *members, *legacy.paths(site)})
 
 
 def output_paths(site: Path) -> list[str]:
     """What the build's success is recorded against: all the roots but the bookkeeping."""
-    return [p for p in installed_paths(site) if p != STATE_DIR_NAME]
+    return [p for p in installed_paths(site) if p not in (STATE_DIR_NAME, *legacy.LEGACY_STATE_DIRS)]
 
 
 def tool(python: str, name: str) -> str:
@@ -140,13 +154,21 @@ def unchanged(stamp: Path, digest: str) -> bool:
     return stamp.is_file() and stamp.read_text() == digest
 
 
+def is_codegen_source(name: str) -> bool:
+    """A fragments file codegen reads: of a C++ translation unit (a harness) or of native_functions.yaml."""
+    stem = name.removesuffix(".fragments.toml")
+    return stem != name and stem.endswith((*COMPILED_SUFFIXES, "native_functions.yaml"))
+
+
 def codegen_digest(build: Build) -> str:
     torchgen = build.site / "torchgen"
     inputs = [build.site / m for m in CODEGEN_INPUT_MEMBERS if (build.site / m).is_file()]
     inputs += [p for p in tree_files(torchgen) if p.suffix in (".py", ".yaml", ".h", ".cpp")]
-    inputs += [REPO_ROOT / "scripts/overlay/codegen.py", FUNCTORCH_FRAGMENTS, *tree_files(OVERLAY_DIR / "templates")]
-    # The harnesses compile the added lines of fragments to files the wheel lacks (UnaryOps.cpp, sparse).
-    inputs += [p for p in tree_files(HARNESS_FRAGMENTS) if p.name.endswith(".fragments.toml")]
+    inputs += [OVERLAY_DIR / "codegen.py", OVERLAY_DIR / "harness.py", *tree_files(OVERLAY_DIR / "templates")]
+    inputs += [REPO_ROOT / name for name in ("scripts/patchset/native_ops.py", "scripts/patchset/fragments.py")]
+    # The harnesses compile the added lines of fragments to C++ files the wheel lacks (UnaryOps.cpp, sparse,
+    # functorch); the operators come from the native_functions.yaml fragments, read here and in the install.
+    inputs += [p for folder in HARNESS_FRAGMENTS for p in tree_files(folder) if is_codegen_source(p.name)]
     roots = [p for p in inputs if p.is_relative_to(build.site)]
     local = [p for p in inputs if not p.is_relative_to(build.site)]
     return files_digest(roots, build.site) + files_digest(local, REPO_ROOT) + build.target.torch_version
@@ -158,8 +180,7 @@ def codegen(build: Build) -> None:
         print("overlay: torchgen skipped: its inputs are unchanged")
         return
     stamp.unlink(missing_ok=True)
-    run([build.python, "-m", "scripts.overlay.codegen", "--out", str(build.directory / "gen"),
-         "--functorch-fragments", str(FUNCTORCH_FRAGMENTS)], "codegen")
+    run([build.python, "-m", "scripts.overlay.codegen", "--out", str(build.directory / "gen")], "codegen")
     stamp.write_text(digest)
 
 
@@ -168,7 +189,10 @@ def configure_command(build: Build) -> list[str]:
     command = [tool(build.python, "cmake"), "-S", str(OVERLAY_DIR), "-B", str(directory / "cmake"), "-G", "Ninja",
                f"-DPython_EXECUTABLE={build.python}", f"-DOVERLAY_GEN_DIR={directory / 'gen'}",
                f"-DOVERLAY_SOURCE_DIR={NATIVE_SOURCES}", f"-DOVERLAY_OUTPUT_DIR={directory / 'lib'}",
-               f"-DOVERLAY_CUDA={build.cuda}", "-DCMAKE_BUILD_TYPE=Release"]
+               f"-DOVERLAY_CUDA={build.cuda}", "-DCMAKE_BUILD_TYPE=Release",
+               # Given, not left to the CMake cache, whose older value (a build folder from before a rename)
+               # would otherwise outlive the default and build libraries the install does not look for.
+               f"-DOVERLAY_NAME={overlay_install.PACKAGE.removeprefix('_')}"]
     ninja = tool(build.python, "ninja")
     return command + ([f"-DCMAKE_MAKE_PROGRAM={ninja}"] if os.sep in ninja else [])
 
@@ -185,8 +209,69 @@ def configure(build: Build) -> None:
     stamp.write_text(digest)
 
 
+# ninja recompiles an object only when one of its inputs has a newer mtime than the object. A file put back
+# with its old mtime (cp -p, rsync -a, tar, shutil.copy2, or a failed build's rollback of the install) is
+# older than the objects compiled from the text it replaced: ninja would link those objects, the previous
+# kernel, and the record would then call the build up to date. So each compile notes the content digest of
+# every file it may read that can change (our sources, the generated code, the patched headers of the
+# install) and when it ended; before the next compile, a file whose content differs from what that compile
+# read, yet whose mtime is not after it ended, is given the current time, and ninja recompiles exactly what
+# depends on it. A file edited since keeps its mtime (already newer than every object), so an editor holding
+# it sees no change; a file of the install is rewritten by an atomic rename instead, since scratch copies of
+# the venv share its inodes (scripts/testing/mutants.py) and a new mtime on a shared inode would show there.
+COMPILED_INPUTS = "compiled-inputs.json"
+
+
+def compile_inputs(build: Build) -> list[Path]:
+    """The files a compile reads that can change between builds; the wheel's own files never do."""
+    local = [*tree_files(REPO_ROOT / "aten_native"), *tree_files(OVERLAY_DIR / "src"), OVERLAY_DIR / "CMakeLists.txt",
+             *tree_files(build.directory / "gen")]
+    installed = [build.site / m for m in installed_paths(build.site) if not m.endswith(venv_patch.PYTHON_SUFFIXES)]
+    return sorted({p for p in local + installed if p.is_file()})
+
+
+def refresh_changed_inputs(build: Build) -> list[Path]:
+    """Give the current time to every input whose content changed since the last compile without a newer mtime;
+    then note what this compile reads. Returns the files refreshed."""
+    manifest = build.directory / COMPILED_INPUTS
+    try:
+        last = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        last = None  # the first compile here, or one from before these notes: nothing to compare with
+    digests = {str(p): file_digest(p) for p in compile_inputs(build)}
+    refreshed = []
+    if last is not None:
+        ended = last.get("ended_ns")  # None: that compile was killed, so any changed file may be older than objects
+        for name, digest in digests.items():
+            path = Path(name)
+            if last["digests"].get(name) != digest and (ended is None or path.stat().st_mtime_ns <= ended):
+                refresh(path, build.site)
+                refreshed.append(path)
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(json.dumps({"digests": digests, "ended_ns": None}))
+    return refreshed
+
+
+def refresh(path: Path, site: Path) -> None:
+    if path.is_relative_to(site):
+        temporary = path.with_name(path.name + ".overlay-tmp")
+        shutil.copyfile(path, temporary)
+        shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    else:
+        os.utime(path)
+
+
 def compile_and_link(build: Build) -> None:
-    run([tool(build.python, "cmake"), "--build", str(build.directory / "cmake"), "-j", str(build.jobs)], "compile")
+    for path in refresh_changed_inputs(build):
+        print(f"overlay: {path} changed with an mtime older than the last compile: recompiling what includes it")
+    manifest = build.directory / COMPILED_INPUTS
+    try:
+        run([tool(build.python, "cmake"), "--build", str(build.directory / "cmake"), "-j", str(build.jobs)], "compile")
+    finally:
+        # Every object now is at most as new as this instant, even when the compile failed halfway.
+        noted = json.loads(manifest.read_text())
+        manifest.write_text(json.dumps({**noted, "ended_ns": time.time_ns()}))
 
 
 def install_libraries(build: Path, site: Path) -> None:
@@ -212,7 +297,7 @@ def install(build: Build) -> None:
 
 
 def check_import(build: Build) -> None:
-    run([build.python, "-c", LOAD_CHECK], "loading the overlay into torch")
+    run([build.python, "-c", LOAD_CHECK or load_check_code()], "loading the overlay into torch")
 
 
 def steps(build: Build) -> list[tuple[str, Callable[[Build], None]]]:

@@ -85,9 +85,10 @@ from torchgen.packaged.autograd.load_derivatives import load_derivatives
 from torchgen.selective_build.selector import SelectiveBuilder
 from torchgen.utils import FileManager, Target, mapMaybe
 
-from scripts import tomlcompat
-from scripts.layout import FRAGMENT_SUFFIX, REPO_ROOT
-from scripts.patchset.fragments import Fragment, load_fragment_file
+from scripts.layout import REPO_ROOT
+from scripts.overlay.harness import harness_of, needs_harness
+from scripts.patchset.fragments import Sources, load_sources
+from scripts.patchset.native_ops import native_ops, root_names
 from scripts.patchset.wheel_source import add_install_guard
 
 PACKAGED = Path(torchgen.__file__).resolve().parent / "packaged"
@@ -625,6 +626,22 @@ def bindings_env(
     return env
 
 
+def return_types_env(pairs: Sequence[gpf.PythonSignatureNativeFunctionPair]) -> dict[str, list[str]]:
+    """The named tuples (torch.return_types.<name>) of operators with named returns, as torchgen writes them
+    into python_return_types.cpp/.h."""
+    env: dict[str, list[str]] = {"py_return_types": [], "py_return_types_registrations": [],
+                                 "py_return_types_declarations": []}
+    grouped = gpf.group_filter_overloads(pairs, lambda f: True)
+    for name in sorted(grouped, key=str):
+        definitions, registrations = gpf.generate_return_type_definition_and_registrations(grouped[name])
+        # torch::utils::returned_structseq_repr is not exported from libtorch_python; the template borrows it.
+        env["py_return_types"] += [d.replace("(reprfunc)torch::utils::returned_structseq_repr",
+                                             "overlay_structseq_repr()") for d in definitions]
+        env["py_return_types_registrations"] += registrations
+        env["py_return_types_declarations"] += gpf.generate_return_type_declarations(grouped[name])
+    return env
+
+
 def gen_python(full: Model, ours: Model, ag: Autograd, deprecated: Path, out: Output) -> None:
     for f in ours.native_functions:
         if f.python_module is not None:
@@ -636,6 +653,9 @@ def gen_python(full: Model, ours: Model, ag: Autograd, deprecated: Path, out: Ou
     methods = bindings_env(binding_pairs(full, ours, deprecated, method=True), gpf.is_py_variable_method, None, True)
     fm.write("python_torch_functions.cpp", lambda: functions)
     fm.write("python_variable_methods.cpp", lambda: methods)
+    return_types = return_types_env(binding_pairs(full, ours, deprecated, method=False))
+    fm.write("overlay_return_types.h", lambda: return_types)
+    fm.write("python_return_types.cpp", lambda: return_types)
     nodes = ag.our_nodes()
     fm.write(
         "python_functions.cpp",
@@ -644,64 +664,22 @@ def gen_python(full: Model, ours: Model, ag: Autograd, deprecated: Path, out: Ou
             "py_function_props_and_getters": [process_function(i, PY_FUNCTION_PROPS_AND_GETTERS) for i in nodes],
         },
     )
-    for name in ("python_torch_functions.cpp", "python_variable_methods.cpp", "python_functions.cpp"):
+    for name in ("python_torch_functions.cpp", "python_variable_methods.cpp", "python_functions.cpp",
+                 "python_return_types.cpp"):
         out.add_source("PYTHON", fm, name)
 
 
-# ---------------------------------------------------------------- functorch
+# ---------------------------------------------------------------- upstream files the wheel lacks
 
 
-def batch_rule_lines(fragments: Path) -> list[str]:
-    """The inserted lines of a BatchRulesUnaryOps.cpp fragments file."""
-    return [fragment["text"].rstrip("\n") for fragment in tomlcompat.loads(fragments.read_text()).get("fragment", [])]
-
-
-def gen_batch_rules(fragments: Path | None, out: Output) -> None:
-    if fragments is None:
-        return
-    fm = out.fm("functorch", OVERLAY_TEMPLATES)
-    fm.write("BatchRulesOverlay.cpp", lambda: {"batch_rule_registrations": batch_rule_lines(fragments)})
-    out.add_source("CPU", fm, "BatchRulesOverlay.cpp")
-
-
-# ---------------------------------------------------------------- ATen files the wheel lacks
-
-
-@dataclass(frozen=True)
-class Harness:
-    """An upstream file the wheel lacks: its fragments' added lines compile inside `template`,
-    which supplies the file-local macros they use."""
-
-    upstream_path: str
-    template: str
-
-
-ATEN_HARNESSES = (
-    Harness("aten/src/ATen/native/UnaryOps.cpp", "UnaryOpsOverlay.cpp"),
-    Harness("aten/src/ATen/native/sparse/SparseUnaryOps.cpp", "SparseUnaryOpsOverlay.cpp"),
-    Harness("aten/src/ATen/native/sparse/SparseCsrTensorMath.cpp", "SparseCsrTensorMathOverlay.cpp"),
-)
-
-
-def harness_env(fragments: Sequence[Fragment]) -> dict[str, list[str]]:
-    """The fragments' lines by place: includes at the top, meta functions in at::meta, the rest in at::native."""
-    env: dict[str, list[str]] = {"includes": [], "meta_definitions": [], "native_definitions": []}
-    for fragment in fragments:
-        body = [line for line in fragment.text if not line.startswith("#include ")]
-        env["includes"] += [line for line in fragment.text if line.startswith("#include ")]
-        place = "meta_definitions" if any("TORCH_META_FUNC" in line for line in body) else "native_definitions"
-        env[place] += body
-    return env
-
-
-def gen_aten_harnesses(sources_root: Path, out: Output) -> None:
-    for harness in ATEN_HARNESSES:
-        source = sources_root / "aten_native" / (harness.upstream_path + FRAGMENT_SUFFIX)
-        if not source.is_file():
+def gen_harnesses(sources: Sources, out: Output) -> None:
+    for fragment_file in sources.fragment_files:
+        if not needs_harness(fragment_file.upstream_path):
             continue
-        fragments = load_fragment_file(source, sources_root, harness.upstream_path).fragments
-        fm = out.fm("aten", OVERLAY_TEMPLATES)
-        fm.write(harness.template, functools.partial(harness_env, fragments))
+        source = fragment_file.fragments[0].source if fragment_file.fragments else fragment_file.upstream_path
+        harness = harness_of(fragment_file.upstream_path, source)
+        fm = out.fm(harness.subdir, OVERLAY_TEMPLATES)
+        fm.write(harness.template, functools.partial(harness.env, fragment_file.fragments))
         out.add_source("CPU", fm, harness.template)
 
 
@@ -764,17 +742,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=installed_torch_include(),
         help="installed torch/include, to shadow only changed aggregate headers",
     )
-    p.add_argument("--ops", nargs="+", default=["cbrt"], help="operator base names to generate")
+    p.add_argument(
+        "--ops",
+        nargs="+",
+        help="operator root names to generate (default: every `- func:` the sources' native_functions.yaml "
+        "fragments add)",
+    )
     p.add_argument(
         "--sources-root",
         type=Path,
         default=REPO_ROOT,
-        help="repo whose aten_native/ fragments of files the wheel lacks are compiled in harnesses",
-    )
-    p.add_argument(
-        "--functorch-fragments",
-        type=Path,
-        help="fragments of ATen/functorch/BatchRulesUnaryOps.cpp: their text is compiled as batch rules",
+        help="repo whose sources name the operators and whose fragments of C++ files the wheel lacks are "
+        "compiled in harnesses",
     )
     return p.parse_args(argv)
 
@@ -784,8 +763,15 @@ def generate(args: argparse.Namespace) -> Output:
         raise SystemExit("torch/include not found; pass --torch-include")
     check_out_dir(args.out.resolve())
     out = Output(args.out.resolve(), args.torch_include.resolve(), set(), defaultdict(list))
+    sources = load_sources(args.sources_root.resolve())
+    ops = args.ops or root_names(native_ops(sources))
+    if not ops:
+        raise SystemExit(
+            f"overlay_codegen: no operator to generate: no `- func:` in the native_functions.yaml "
+            f"fragments under {args.sources_root}, and no --ops"
+        )
     full = Model.parse(args.native_functions, args.tags)
-    ours = full.restricted(frozenset(args.ops))
+    ours = full.restricted(frozenset(ops))
     ag = Autograd.load(args.derivatives, args.native_functions, args.tags, full, ours)
     gen_aggregate_headers(full, out)
     gen_operator_headers(ours, out)
@@ -798,8 +784,7 @@ def generate(args: argparse.Namespace) -> Output:
     gen_inplace_or_view(ag, out)
     gen_trace_type(ours, out)
     gen_python(full, ours, ag, args.deprecated, out)
-    gen_batch_rules(args.functorch_fragments, out)
-    gen_aten_harnesses(args.sources_root.resolve(), out)
+    gen_harnesses(sources, out)
     write_sources_cmake(out)
     return out
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Install the overlay loader into a site-packages and hook it into torch.
 
-  <site-packages>/_torch_cbrt_overlay/__init__.py  <- scripts/overlay/torch_cbrt_overlay.py
+  <site-packages>/_torch_native_overlay/__init__.py  <- scripts/overlay/torch_native_overlay.py
   <site-packages>/torch/__init__.py                <- one import line after the anchor
 
-Build the shared objects into <site-packages>/_torch_cbrt_overlay with
+Build the shared objects into <site-packages>/_torch_native_overlay with
 -DOVERLAY_OUTPUT_DIR first: the hook is refused without them.  Idempotent; files are replaced (never written through
 a symlink) and only when their content changes.
 """
@@ -17,8 +17,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-PACKAGE = "_torch_cbrt_overlay"
-LOADER = Path(__file__).resolve().parent / "torch_cbrt_overlay.py"
+from scripts.overlay import legacy
+
+PACKAGE = "_torch_native_overlay"
+LOADER = Path(__file__).resolve().parent / "torch_native_overlay.py"
 # After torch._C is initialised and before torch copies _C._VariableFunctions
 # into its namespace (and long before torch._prims / torch._refs).
 ANCHOR_PREFIX = "_C._initExtension(_manager_path())"
@@ -72,8 +74,9 @@ def install(site_packages: Path, content_key: str) -> list[Path]:
     loader = site_packages / PACKAGE / "__init__.py"
     if replace_if_changed(loader, loader_text(content_key)):
         changed.append(loader)
-    if replace_if_changed(init, hooked(init.read_text(encoding="utf-8"), init)):
+    if replace_if_changed(init, hooked(legacy.unhooked(init.read_text(encoding="utf-8")), init)):
         changed.append(init)
+    legacy.remove_packages(site_packages)
     return changed
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 from scripts.layout import REPO_ROOT, SOURCE_FOLDERS
 
-STATE_DIR_NAME = ".cbrt-overlay"
+STATE_DIR_NAME = ".native-overlay"
 RECORD_NAME = "installed.json"
 # The tools whose code decides what gets built and installed (besides scripts/overlay/).
 # The tools outside scripts/overlay (which is digested whole) that decide what a build installs.
-TOOL_FILES = ("scripts/patchset/fragments.py", "scripts/patchset/pin.py", "scripts/patchset/wheel_source.py",
-              "scripts/layout.py", "scripts/tomlcompat.py", "topics.toml", "pytorch.lock")
+TOOL_FILES = ("scripts/patchset/fragments.py", "scripts/patchset/native_ops.py", "scripts/patchset/pin.py",
+              "scripts/patchset/wheel_source.py", "scripts/layout.py", "scripts/tomlcompat.py", "topics.toml", "pytorch.lock")
 
 
 def file_digest(path: Path) -> str:
@@ -76,7 +76,7 @@ class Record:
 
     def describe(self) -> str:
         skipped = f", {len(self.skipped_fragments)} Python fragment(s) skipped" if self.skipped_fragments else ""
-        return f"torch {self.torch} with the cbrt overlay built {self.built_at} from {self.commit}{skipped}"
+        return f"torch {self.torch} with the native-operator overlay built {self.built_at} from {self.commit}{skipped}"
 
 
 def source_commit() -> str:

@@ -11,7 +11,9 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-STORE_NAME = ".cbrt-overlay-rollback"
+from scripts.overlay.legacy import LEGACY_ROLLBACK_STORES
+
+STORE_NAME = ".native-overlay-rollback"
 
 
 def files_under(site: Path, root: str) -> list[str]:
@@ -51,8 +53,12 @@ class Snapshot:
     @classmethod
     def interrupted(cls, site: Path) -> Snapshot | None:
         """The snapshot of a build that never finished (killed), if there is one."""
-        snapshot = cls(site)
-        return snapshot if (snapshot.store / "index.json").is_file() else None
+        for name in (STORE_NAME, *LEGACY_ROLLBACK_STORES):  # an earlier layout's, too
+            snapshot = cls(site)
+            snapshot.store = site / name
+            if (snapshot.store / "index.json").is_file():
+                return snapshot
+        return None
 
     def restore(self) -> None:
         index = json.loads((self.store / "index.json").read_text())

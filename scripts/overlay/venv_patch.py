@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scripts.layout import wheel_member_of
+from scripts.overlay import legacy
+from scripts.overlay.record import STATE_DIR_NAME
 from scripts.patchset.fragments import FragmentError, Sources, apply_fragments_to_text, load_sources
 from scripts.patchset.pin import DriftError, check_base_file, load_pin
 from scripts.patchset.wheel_source import InstallGuardError, source_bytes
-
-STATE_DIR_NAME = ".cbrt-overlay"
 
 
 def site_packages_of(python: str) -> Path:
@@ -47,7 +47,7 @@ def pristine(site: Path, member: str) -> bytes:
 
 
 def atomic_write(path: Path, content: bytes) -> None:
-    temporary = path.with_name(path.name + ".cbrt-tmp")
+    temporary = path.with_name(path.name + ".overlay-tmp")
     temporary.write_bytes(content)
     os.replace(temporary, path)
 
@@ -97,7 +97,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 PARTS: dict[str, Callable[[str], bool]] = {
     # What codegen and the compiler read (yamls, headers): must apply on every torch.
     "build": lambda member: not member.endswith(PYTHON_SUFFIXES),
-    # Python front end: applied only once the operator library is installed, since it uses torch.cbrt.
+    # Python front end: applied only once the operator library is installed, since it uses the new operators.
     "python": lambda member: member.endswith(PYTHON_SUFFIXES),
     "all": lambda member: True,
 }
@@ -106,6 +106,7 @@ PARTS: dict[str, Callable[[str], bool]] = {
 def patch_install(site: Path, on_pin: bool, part: str = "all", needed: frozenset[str] = frozenset()) -> Patched:
     """Bring the install's files of `part` to 'shipped files + patch set'. Returns what changed
     (member -> new content) and the fragment files left out."""
+    legacy.adopt_state_dir(site, STATE_DIR_NAME)
     state = site / STATE_DIR_NAME
     manifest = state / "manifest.json"
     in_part = PARTS[part]

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from scripts import tomlcompat as tomllib
 from scripts.layout import FRAGMENT_SUFFIX, REPO_ROOT, SOURCE_FOLDERS
 
 WHERE_CHOICES = ("before", "after", "replace")
+# Lines of upstream context a fragment on a file the wheel lacks records on each side of its change: what
+# `git format-patch` puts around a hunk (-U3), so the exported series applies to a checkout with `git am`.
+MIN_CONTEXT = 3
+# Between two recorded context blocks of a fixture file (scripts/patchset/base.py): upstream lines nobody
+# recorded. No patch may carry it (export_series checks), so every hunk's context is recorded upstream text.
+FIXTURE_GAP = "<<< fixture: upstream lines not recorded here >>>"
 
 
 class FragmentError(RuntimeError):
@@ -23,6 +31,8 @@ class Topic:
     body: str
     files: tuple[str, ...]
     tests: tuple[str, ...] = ()  # upstream suites (paths under test/) whose tests this commit's content triggers
+    # The stack (one upstream PR, one series) the commit belongs to. Each stack applies to the pin on its own.
+    stack: str = ""
 
 
 @dataclass(frozen=True)
@@ -33,10 +43,25 @@ class Fragment:
     where: str
     anchor: tuple[str, ...]
     text: tuple[str, ...]
+    # The upstream lines directly above and below the lines this fragment inserts or replaces (docs/FRAGMENTS.md):
+    # "after" ends context_before with the anchor, "before" starts context_after with it, "replace" has the anchor
+    # between them. Recorded for files the wheel does not ship; empty otherwise.
+    context_before: tuple[str, ...] = ()
+    context_after: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
         return f"{self.source} fragment #{self.index + 1}"
+
+    @property
+    def has_context(self) -> bool:
+        return bool(self.context_before or self.context_after)
+
+    @property
+    def upstream_block(self) -> tuple[str, ...]:
+        """The contiguous upstream lines this fragment's context records, its anchor included."""
+        middle = self.anchor if self.where == "replace" else ()
+        return self.context_before + middle + self.context_after
 
 
 @dataclass(frozen=True)
@@ -44,6 +69,31 @@ class FragmentFile:
     upstream_path: str
     alternatives: tuple[str, ...]
     fragments: tuple[Fragment, ...]
+
+    def fixture_text(self) -> str:
+        """A stand-in for the upstream file: the fragments' recorded context blocks in file order.
+
+        Blocks that overlap upstream by MIN_CONTEXT or more lines (the tail of one is the head of the next, or one
+        holds the other) are written once; any other two are separated by a FIXTURE_GAP line, so git never makes
+        one hunk of two changes whose context is not contiguous upstream; one more opens and ends the file. Fragments whose anchor is text another
+        fragment adds (a later commit building on an earlier one) record none.
+        """
+        blocks = [f.upstream_block for f in self.fragments if f.has_context]
+        if not blocks:
+            raise FragmentError(f"{self.upstream_path}: no fragment records upstream context (docs/FRAGMENTS.md)")
+        lines: list[str] = [FIXTURE_GAP, *blocks[0]]
+        for block in blocks[1:]:
+            if _contains(tuple(lines), block):
+                continue
+            overlap = next((k for k in range(min(len(lines), len(block)), 0, -1) if tuple(lines[-k:]) == block[:k]), 0)
+            lines += list(block[overlap:]) if overlap >= MIN_CONTEXT else [FIXTURE_GAP, *block]
+        # Gap lines at both ends too: `git apply` pins a hunk that starts at line 1 to the start of the file.
+        return "\n".join([*lines, FIXTURE_GAP]) + "\n"
+
+    def uncontexted(self) -> list[Fragment]:
+        """Fragments that record no context and whose anchor is no text of another fragment of this file."""
+        added = [f.text for f in self.fragments]
+        return [f for f in self.fragments if not f.has_context and not any(_contains(t, f.anchor) for t in added)]
 
     def target_in(self, tree: Path) -> str | None:
         """The first of the upstream path and its alternatives that exists in `tree`."""
@@ -68,6 +118,11 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(text.splitlines())
 
 
+def _contains(lines: tuple[str, ...], block: tuple[str, ...]) -> bool:
+    size = len(block)
+    return any(lines[i : i + size] == block for i in range(len(lines) - size + 1))
+
+
 def _parse_fragment(source: str, index: int, table: dict[str, object]) -> Fragment:
     def field(name: str) -> str:
         value = table.get(name)
@@ -84,7 +139,41 @@ def _parse_fragment(source: str, index: int, table: dict[str, object]) -> Fragme
     text = table.get("text", "")
     if not isinstance(text, str) or (not text and where != "replace"):
         raise FragmentError(f"{source} fragment #{index + 1}: missing or empty 'text' (only a replace may delete)")
-    return Fragment(source, index, field("topic"), where, anchor, _lines(text))
+    fragment = Fragment(source, index, field("topic"), where, anchor, _lines(text), *_context(source, index, table))
+    check_context(fragment)
+    return fragment
+
+
+def _context(source: str, index: int, table: dict[str, object]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    given = {key: table.get(key) for key in ("context_before", "context_after") if key in table}
+    if not given:
+        return (), ()
+    if len(given) == 1 or not all(isinstance(value, str) and value for value in given.values()):
+        raise FragmentError(
+            f"{source} fragment #{index + 1}: context_before and context_after go together, each a non-empty block "
+            "of upstream lines (docs/FRAGMENTS.md)"
+        )
+    return _lines(str(given["context_before"])), _lines(str(given["context_after"]))
+
+
+def check_context(fragment: Fragment) -> None:
+    """A fragment's recorded context holds MIN_CONTEXT lines on each side of its change and agrees with its anchor."""
+    if not fragment.has_context:
+        return
+    before, after, anchor = fragment.context_before, fragment.context_after, fragment.anchor
+    problems = []
+    if len(before) < MIN_CONTEXT or len(after) < MIN_CONTEXT:
+        problems.append(
+            f"records {len(before)} line(s) before and {len(after)} after its change; git needs {MIN_CONTEXT} on each side"
+        )
+    if fragment.where == "after" and before[-len(anchor) :] != anchor:
+        problems.append("context_before must end with the anchor (the fragment inserts after it)")
+    if fragment.where == "before" and after[: len(anchor)] != anchor:
+        problems.append("context_after must start with the anchor (the fragment inserts before it)")
+    if fragment.where == "replace" and (before[-len(anchor) :] == anchor or after[: len(anchor)] == anchor):
+        problems.append("a replace's context surrounds its anchor: leave the anchor out of context_before/context_after")
+    if problems:
+        raise FragmentError(f"{fragment.label}: its recorded upstream context " + "; ".join(problems))
 
 
 def load_fragment_file(path: Path, root: Path, upstream_path: str) -> FragmentFile:
@@ -100,12 +189,18 @@ def load_fragment_file(path: Path, root: Path, upstream_path: str) -> FragmentFi
     return FragmentFile(upstream_path, tuple(data.get("alternatives", ())), fragments)
 
 
+def _topic(topics_file: Path, table: dict[str, Any]) -> Topic:
+    stack = table.get("stack")
+    # Required, not defaulted: a topic that silently joined the first stack would leak into its PR.
+    if not isinstance(stack, str) or not stack:
+        raise FragmentError(f"{topics_file}: topic {table.get('id')!r} has no `stack` (the series and PR it is in)")
+    files, tests = tuple(table.get("files", ())), tuple(table.get("tests", ()))
+    return Topic(table["id"], table["subject"], table.get("body", ""), files, tests, stack)
+
+
 def load_topics(topics_file: Path) -> tuple[Topic, ...]:
     data = tomllib.loads(topics_file.read_text())
-    topics = tuple(
-        Topic(t["id"], t["subject"], t.get("body", ""), tuple(t.get("files", ())), tuple(t.get("tests", ())))
-        for t in data["topic"]
-    )
+    topics = tuple(_topic(topics_file, t) for t in data["topic"])
     ids = [t.id for t in topics]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -136,6 +231,26 @@ class Sources:
     def fragments_of(self, topic_id: str) -> tuple[tuple[FragmentFile, tuple[Fragment, ...]], ...]:
         grouped = ((ff, tuple(f for f in ff.fragments if f.topic == topic_id)) for ff in self.fragment_files)
         return tuple((ff, frags) for ff, frags in grouped if frags)
+
+    @property
+    def stacks(self) -> tuple[str, ...]:
+        """The stack names, in the order their first topic appears in topics.toml."""
+        return tuple(dict.fromkeys(t.stack for t in self.topics))
+
+    def of_stack(self, stack: str | None = None) -> Sources:
+        """Only the topics of `stack` (default: the first), with their fragments and new files: what its series,
+        its PR and `make apply` see, so nothing of another stack leaks in. Raises FragmentError naming the stacks."""
+        name = self.stacks[0] if stack is None and self.stacks else stack
+        if name not in self.stacks:
+            raise FragmentError(f"unknown stack {stack!r}: topics.toml has {', '.join(self.stacks) or 'none'}")
+        ids = {t.id for t in self.topics if t.stack == name}
+        files = (dataclasses.replace(ff, fragments=tuple(f for f in ff.fragments if f.topic in ids))
+                 for ff in self.fragment_files)
+        return Sources(
+            tuple(t for t in self.topics if t.id in ids),
+            tuple(ff for ff in files if ff.fragments),
+            tuple(f for f in self.new_files if self.topic_of_new_file(f.upstream_path) in ids),
+        )
 
     def edited_upstream_paths(self) -> tuple[str, ...]:
         return tuple(sorted({p for ff in self.fragment_files for p in (ff.upstream_path, *ff.alternatives)}))

@@ -7,19 +7,18 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import FragmentError, Topic
+from scripts.patchset.fragments import FragmentError, Sources, Topic, load_sources
 from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
-from scripts.upstream.suites import NATIVE_TESTS, RESULTS_DIR, SUITES, NativeTest, Suite
+from scripts.upstream.suites import RESULTS_DIR, SUITES, NativeTest, Suite, native_tests, stack_ops
 
 NOT_RUN = "not run yet"
 SUITES_BY_PATH = {suite.path: suite for suite in SUITES}
-NATIVE_TESTS_BY_NAME = {test.name: test for test in NATIVE_TESTS}
 OVERLAY_SUITE = "make test"
 OVERLAY_RESULTS = REPO_ROOT / "build" / "test-results" / "overlay.xml"  # written by `make test`
 
 
-def suites_of(topic: Topic) -> list[Suite | NativeTest]:
-    known = {**SUITES_BY_PATH, **NATIVE_TESTS_BY_NAME}
+def suites_of(topic: Topic, sources: Sources) -> list[Suite | NativeTest]:
+    known = {**SUITES_BY_PATH, **{test.name: test for test in native_tests(sources)}}
     unknown = [path for path in topic.tests if path not in known]
     if unknown:
         raise FragmentError(
@@ -28,16 +27,17 @@ def suites_of(topic: Topic) -> list[Suite | NativeTest]:
     return [known[path] for path in topic.tests]
 
 
-def suite_command(suite: Suite) -> str:
-    keyword = suite.keyword if suite.keyword.isidentifier() else f"'{suite.keyword}'"
+def suite_command(suite: Suite, ops: tuple[str, ...]) -> str:
+    keyword = suite.keyword(ops)
+    keyword = keyword if keyword.isidentifier() else f"'{keyword}'"
     return f"python test/{suite.path} -k {keyword}"
 
 
-def commands_of(suite: Suite | NativeTest) -> list[tuple[str, str]]:
-    """(command, the name its results are filed under) for each command that runs `suite`."""
+def commands_of(suite: Suite | NativeTest, ops: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(command, the name its results are filed under) for each command that runs `suite` on the operators `ops`."""
     if isinstance(suite, NativeTest):
         return [(command, suite.name) for command in suite.commands()]
-    return [(suite_command(suite), suite.path)]
+    return [(suite_command(suite, ops), suite.path)]
 
 
 def counts(result: SuiteResult | None) -> str:
@@ -49,19 +49,24 @@ def counts(result: SuiteResult | None) -> str:
     )
 
 
-def test_plan(topic: Topic, results: Mapping[str, SuiteResult] | None) -> list[str]:
-    """The commands of the topic's upstream tests; with `results`, each with its counts."""
+def test_plan(topic: Topic, results: Mapping[str, SuiteResult] | None, sources: Sources | None = None) -> list[str]:
+    """The commands of the topic's upstream tests, filtered to the operators of its stack; with `results`, each
+    with its counts."""
+    sources = load_sources() if sources is None else sources
+    ops = stack_ops(sources, topic.id)
     lines = ["Test Plan:", ""]
-    for suite in suites_of(topic):
-        for command, name in commands_of(suite):
+    for suite in suites_of(topic, sources):
+        for command, name in commands_of(suite, ops):
             lines.append(command)
             if results is not None:
                 lines.append(f"  {counts(results.get(name))}")
     return lines
 
 
-def commit_message(topic: Topic, results: Mapping[str, SuiteResult] | None = None) -> str:
-    plan = "\n".join(test_plan(topic, results))
+def commit_message(
+    topic: Topic, results: Mapping[str, SuiteResult] | None = None, sources: Sources | None = None
+) -> str:
+    plan = "\n".join(test_plan(topic, results, sources))
     return f"{topic.subject}\n\n{topic.body.strip()}\n\n{plan}\n"
 
 
@@ -71,3 +76,39 @@ def load_results(results_dir: Path = RESULTS_DIR, overlay_xml: Path = OVERLAY_RE
     if overlay_xml.is_file():
         results[OVERLAY_SUITE] = summarize_file(overlay_xml)
     return results
+
+
+def added_by(sources: Sources, topic_id: str) -> dict[str, str]:
+    """Per upstream path, the lines the topic's commit adds: a new file whole, or its fragments' text."""
+    added = {f.upstream_path: f.source.read_text(errors="replace") for f in sources.new_files_of(topic_id)}
+    for fragment_file, fragments in sources.fragments_of(topic_id):
+        added[fragment_file.upstream_path] = "\n".join(line for f in fragments for line in f.text)
+    return added
+
+
+def plan_lines_selecting_nothing(sources: Sources, topic: Topic) -> list[str]:
+    """The topic's Test Plan lines that select no test its own commit adds or touches.
+
+    A suite's -k expression (any of its `or` terms, case-insensitive as pytest's -k) must occur in what the commit
+    adds to one of the suite's sources; a native test's typed suites must be defined (`class <suite>` or
+    `TYPED_TEST(<suite>, ...)`) by lines the commit adds to its source file.
+    """
+    added = added_by(sources, topic.id)
+    ops = stack_ops(sources, topic.id)
+    problems = []
+    for suite in suites_of(topic, sources):
+        if isinstance(suite, NativeTest):
+            text = added.get(suite.source, "")
+            for name in suite.suites:
+                if f"class {name} " not in text and f"TYPED_TEST({name}," not in text:
+                    problems.append(f"{topic.id}: {suite.name} filters on {name}, which this commit does not add to {suite.source}")
+            continue
+        keyword = suite.keyword(ops)
+        terms = [term.strip().lower() for term in keyword.split(" or ")]
+        text = "\n".join(added.get(path, "") for path in suite.sources).lower()
+        if not any(term in text for term in terms):
+            problems.append(
+                f"{topic.id}: test/{suite.path} -k {keyword!r} selects nothing this commit adds to "
+                f"{' or '.join(suite.sources)}"
+            )
+    return problems

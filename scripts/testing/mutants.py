@@ -20,9 +20,11 @@ from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
 
 KERNEL = "aten_native/aten/src/ATen/native/cpu/CbrtKernel.cpp"
-SCALAR_ALGORITHM = "aten_native/c10/util/cbrt.h"
+SCALAR_ALGORITHM = "aten_native/aten/src/ATen/cpu/vec/cbrt_algorithm.h"
 VEC_CBRT = "aten_native/aten/src/ATen/cpu/vec/vec_cbrt.h"
 CANDIDATES = "scripts/measure/cbrt_candidates.cpp"
+DIVMOD_KERNEL = "aten_native/aten/src/ATen/native/cpu/DivModKernel.cpp"
+DIVMOD_TESTS = "test/test_divmod_op.py"
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,15 @@ MUTANTS = (
     ),
     Mutant(
         "bfloat16 scalar path (strided inputs, loop tails) misrounds 1 input in 32",
-        KERNEL,
-        "    return static_cast<BFloat16>(\n        c10::cbrt_portable_bfloat16(static_cast<float>(a)));\n",
-        "    BFloat16 y = static_cast<BFloat16>(\n        c10::cbrt_portable_bfloat16(static_cast<float>(a)));\n"
-        "    if ((a.x & 31) == 7) {\n"
-        "      y.x ^= 1;\n"
-        "    }\n"
-        "    return y;\n",
+        SCALAR_ALGORITHM,
+        "  return static_cast<c10::BFloat16>(round_to_bfloat16<ScalarOps<float>>(\n"
+        "      cbrt_float_or_bfloat16<true>(static_cast<float>(x))));\n",
+        "  c10::BFloat16 y = static_cast<c10::BFloat16>(round_to_bfloat16<ScalarOps<float>>(\n"
+        "      cbrt_float_or_bfloat16<true>(static_cast<float>(x))));\n"
+        "  if ((x.x & 31) == 7) {\n"
+        "    y.x ^= 1;\n"
+        "  }\n"
+        "  return y;\n",
         ("test/test_accuracy.py", "-k", "bfloat16"),
         rebuild=True,
     ),
@@ -192,7 +196,7 @@ MUTANTS = (
     ),
     Mutant(
         "the loader leaves torch.compile's cache folder unkeyed by the overlay build",
-        "scripts/overlay/torch_cbrt_overlay.py",
+        "scripts/overlay/torch_native_overlay.py",
         "    return os.path.join(base, CACHE_SUBDIR_PREFIX + key)\n",
         "    return base\n",
         ("test/test_inductor_cache_key.py",),
@@ -210,6 +214,52 @@ MUTANTS = (
         "constexpr float kPerturbation = 0x1p-17f;\n",
         "constexpr float kPerturbation = 0x1p-24f;\n",
         ("test/test_frontier.py", "-k", "rounds_every_float32"),
+    ),
+    Mutant(
+        "NEON Vectorized<float>::cbrt() defined only in the #else (non-SVE) branch: clang with +sve does not link",
+        "aten_native/aten/src/ATen/cpu/vec/vec128/vec128_float_neon.h.fragments.toml",
+        "where = \"before\"\nanchor = '''\ninline Vectorized<float> Vectorized<float>::erf() const {\n'''\n",
+        "where = \"after\"\nanchor = '''\n  return Vectorized<float>(vfmsq_f32(c, a, b));\n}\n'''\n",
+        ("test/test_vec_tests.py", "-k", "aarch64-neon-sve-clang"),
+    ),
+    Mutant(
+        "the vec tests' double ulp reference leans on a long double wider than double (y^3 - x in long double)",
+        "aten_native/aten/src/ATen/test/vec_test_all_types.cpp.fragments.toml",
+        "        const double residual = std::fma(y, square, -x) + y * square_error;\n",
+        "        const double residual = static_cast<double>(static_cast<long double>(y) * y * y - x);\n",
+        ("test/test_vec_tests.py", "-k", "narrow-long-double"),
+    ),
+    Mutant(
+        "divmod's vectorized remainder takes the dividend's sign (mod - b where remainder adds b)",
+        DIVMOD_KERNEL,
+        "  const auto remainder = vec_t::blendv(mod, mod + b, adjust);\n",
+        "  const auto remainder = vec_t::blendv(mod, mod - b, adjust);\n",
+        (DIVMOD_TESTS, "-k", "floats_match"),
+        rebuild=True,
+    ),
+    Mutant(
+        "divmod's remainder is not broadcast along the outer dimension (its pointer stays on the first row)",
+        DIVMOD_KERNEL,
+        "          data[arg] += outer_strides[arg];\n",
+        "          data[arg] += arg == 1 ? 0 : outer_strides[arg];\n",
+        (DIVMOD_TESTS, "-k", "broadcast"),
+        rebuild=True,
+    ),
+    Mutant(
+        "divmod's gradient for other has the wrong sign (grad_remainder * quotient)",
+        "derivatives/tools/autograd/derivatives.yaml.fragments.toml",
+        "  self: grad_remainder\n  other: -grad_remainder * quotient\n",
+        "  self: grad_remainder\n  other: grad_remainder * quotient\n",
+        (DIVMOD_TESTS, "-k", "gradients"),
+        rebuild=True,
+    ),
+    Mutant(
+        "divmod's scalar tail (and strided elements) subtracts the divisor where remainder adds it",
+        DIVMOD_KERNEL,
+        "  const scalar_t remainder = adjust ? scalar_t(mod + b) : mod;\n",
+        "  const scalar_t remainder = adjust ? scalar_t(mod - b) : mod;\n",
+        (DIVMOD_TESTS, "-k", "every_length"),
+        rebuild=True,
     ),
 )
 

@@ -1,4 +1,5 @@
-"""`make apply PYTORCH_SRC=...`: apply the patch set to a PyTorch checkout, one commit per topic.
+"""`make apply PYTORCH_SRC=... [STACK=...]`: apply one stack of the patch set to a PyTorch checkout, one commit per
+topic, on a branch named after the stack unless told.
 
 Refuses a dirty tree, warns off the pin, and on any failure restores the branch,
 HEAD, index and files exactly as they were.
@@ -29,13 +30,23 @@ from scripts.patchset.pin import load_pin
 from scripts.patchset.testplan import commit_message, load_results
 from scripts.patchset.topic_plan import TopicPlan, net_changes, plan_series, plan_topic, write_plan
 from scripts.upstream.junit_summary import SuiteResult
+from scripts.upstream.suites import results_dir_of
 
-DEFAULT_BRANCH = "cbrt"
 MARKER_FILE = "aten/src/ATen/native/native_functions.yaml"
 
 
 class ApplyError(RuntimeError):
     pass
+
+
+def stack_sources(sources: Sources | None = None, stack: str | None = None) -> Sources:
+    """The topics of one stack (default: the first of topics.toml); FragmentError names the stacks otherwise."""
+    return (sources or load_sources()).of_stack(stack)
+
+
+def default_branch(sources: Sources | None = None, stack: str | None = None) -> str:
+    """The branch a stack is committed on unless told: the stack's name (topics.toml), so no tool names one."""
+    return stack_sources(sources, stack).stacks[0]
 
 
 @dataclass(frozen=True)
@@ -130,9 +141,9 @@ def commit_topics(
     identity: dict[str, str],
     results: Mapping[str, SuiteResult] | None = None,
 ) -> int:
-    """One commit per topic; each message's Test Plan carries the counts of `results` (default: the
-    JUnit XML of `make pytorch` and `make test`)."""
-    results = load_results() if results is None else results
+    """One commit per topic of `sources` (one stack's); each message's Test Plan carries the counts of `results`
+    (default: the JUnit XML of that stack's `make pytorch` and of `make test`)."""
+    results = load_results(results_dir_of(sources.stacks[0])) if results is None else results
     commits = 0
     for topic in sources.topics:
         plan = plan_topic(checkout, sources, topic.id, missing_ok=False)
@@ -140,19 +151,23 @@ def commit_topics(
             continue
         written.update(plan.writes)
         write_plan(checkout, plan)
-        commit_all(checkout, sorted(plan.writes), commit_message(topic, results), env=identity)
+        commit_all(checkout, sorted(plan.writes), commit_message(topic, results, sources), env=identity)
         print(f"  {topic.id}: {topic.subject}")
         commits += 1
     return commits
 
 
-def apply_to_checkout(checkout: Path, branch: str = DEFAULT_BRANCH, sources: Sources | None = None) -> str:
-    """Apply and commit; returns a one-line summary. Raises ApplyError with nothing changed on failure."""
-    sources = sources or load_sources()
+def apply_to_checkout(
+    checkout: Path, branch: str | None = None, sources: Sources | None = None, stack: str | None = None
+) -> str:
+    """Apply and commit the topics of `stack` (default: the first) on `branch` (default: the stack's name); returns
+    a one-line summary. Raises ApplyError with nothing changed on failure."""
+    sources = stack_sources(sources, stack)
+    branch = branch or default_branch(sources)
     check_checkout(checkout)
     warn_if_off_pin(checkout)
     if not net_changes(checkout, pending_plans(checkout, sources)):
-        return f"already applied: {checkout} has every topic of the patch set; nothing changed"
+        return f"already applied: {checkout} has every topic of stack {sources.stacks[0]!r}; nothing changed"
     if branch_exists(checkout, branch):
         raise ApplyError(f"branch {branch!r} already exists in {checkout}; delete it or pass BRANCH=<name>")
     identity = commit_identity(checkout)
@@ -165,16 +180,17 @@ def apply_to_checkout(checkout: Path, branch: str = DEFAULT_BRANCH, sources: Sou
     except (Exception, KeyboardInterrupt) as error:
         restore(checkout, state, branch, written)
         raise ApplyError(f"apply failed, {checkout} restored to {state.ref} ({state.head[:12]}): {error}") from error
-    return f"applied: {commits} commits on branch {branch!r} in {checkout}"
+    return f"applied: {commits} commit{'' if commits == 1 else 's'} on branch {branch!r} in {checkout}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("checkout", type=Path, help="the PyTorch checkout (PYTORCH_SRC)")
-    parser.add_argument("--branch", default=DEFAULT_BRANCH)
+    parser.add_argument("--stack", help="the stack of topics.toml to apply (default: the first)")
+    parser.add_argument("--branch", help="default: the stack's name")
     args = parser.parse_args()
     try:
-        print(apply_to_checkout(args.checkout.resolve(), args.branch))
+        print(apply_to_checkout(args.checkout.resolve(), args.branch or None, stack=args.stack or None))
     except (ApplyError, FragmentError, GitError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)

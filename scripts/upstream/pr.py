@@ -1,8 +1,11 @@
-"""`make pr [PYTORCH_SRC=...]`: write build/pr/PR.md from the repo, and put the patch series next to it.
+"""`make pr [STACK=...] [PYTORCH_SRC=...]`: write build/pr/<stack>/PR.md from the repo, and put that stack's patch
+series next to it. Each stack of topics.toml is its own PR (default: the first); its prose is pr.toml's
+[stack.<name>], and nothing of another stack (topics, files, operators, test filters) appears in it.
 
-With PYTORCH_SRC the series is made on that checkout and is complete (files the wheel lacks
-included, the user's git identity, Test Plan counts); without it, the wheel-based patches/ is
-copied and PR.md names what it lacks and the command that completes it.
+Both ways the series is complete. With PYTORCH_SRC it is made on that checkout (the user's git identity,
+Test Plan counts); without it, patches/ is copied: made on the base from the pinned wheel, where the files the
+wheel lacks are fixtures of the upstream context their fragments record, so `git am` applies patches/<stack>/ to a
+v2.14.1 checkout (test/test_patches.py proves it on the base and on files with the context at other offsets).
 
 Every part comes from a file: topics and fragments (what changes, and today's code that
 it replaces), the JUnit XML of `make pytorch` and `make test` (test results, or "not run yet"),
@@ -12,6 +15,7 @@ docs/BENCHMARKS.md and the README's accuracy section. Nothing is typed in by han
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import shutil
 import sys
@@ -19,15 +23,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from scripts import tomlcompat as tomllib
 from scripts.gitutil import GitError
 from scripts.layout import REPO_ROOT
 from scripts.patchset.fragments import Fragment, FragmentError, Sources, load_sources
 from scripts.patchset.pin import Pin, load_pin
 from scripts.patchset.testplan import load_results, test_plan
-from scripts.upstream.apply_checkout import ApplyError
+from scripts.upstream.apply_checkout import ApplyError, default_branch
 from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.upstream.series_from_checkout import ExportedSeries, export_from_checkout
-from scripts.upstream.suites import RESULTS_DIR, SUITES
+from scripts.upstream.suites import SUITES, results_dir_of, stack_ops
 
 OUTPUT_DIR = REPO_ROOT / "build" / "pr"
 NOT_RUN = "not run yet"
@@ -45,12 +50,13 @@ class PrInputs:
     output: Path
     results: Path
     checkout: Path | None = None  # PYTORCH_SRC: make the complete series there
-    fixes: str = ""  # the upstream issue number this stack fixes
+    fixes: str = ""  # the upstream issue this stack fixes: a number (issue_number() accepts an issue URL too)
     overlay_xml: Path | None = None  # make test's results; default: the root's OVERLAY_RESULTS
+    stack: str | None = None  # STACK: which stack's PR (None: the first of topics.toml)
 
-    @property
-    def patches(self) -> Path:
-        return self.root / "patches"
+    def patches_of(self, stack: str) -> Path:
+        """The stack's exported series (`make patches`)."""
+        return self.root / "patches" / stack
 
     @property
     def benchmarks(self) -> Path:
@@ -65,34 +71,44 @@ class PrInputs:
         return self.overlay_xml or self.root / OVERLAY_RESULTS
 
 
+ISSUE_URL = re.compile(r"^https?://github\.com/pytorch/pytorch/issues/(\d+)/?$")
+
+
+class FixesError(ValueError):
+    """FIXES= is neither an issue number nor a pytorch/pytorch issue URL."""
+
+
+def issue_number(fixes: str) -> str:
+    """The issue number of FIXES=: `123`, `#123` or `https://github.com/pytorch/pytorch/issues/123`; "" for none."""
+    value = fixes.strip()
+    if not value:
+        return ""
+    number = value.removeprefix("#") if value.removeprefix("#").isdigit() else None
+    match = ISSUE_URL.match(value)
+    number = number or (match.group(1) if match else None)
+    if number is None or int(number) == 0:
+        raise FixesError(
+            f"FIXES={fixes!r} is not a pytorch/pytorch issue: pass its number (FIXES=123) or its URL "
+            "(FIXES=https://github.com/pytorch/pytorch/issues/123)"
+        )
+    return str(int(number))
+
+
 @dataclass(frozen=True)
 class TouchedFile:
     path: str
     new: bool
     alternatives: tuple[str, ...] = ()
-    in_series: bool = True
 
     def markdown(self) -> str:
         shown = f"`{self.path}`" + "".join(f" (or `{a}`)" for a in self.alternatives)
-        kind = "new" if self.new else "edited"
-        outside = "; outside the exported series, applied by `make apply`" if not self.in_series else ""
-        return f"- {shown}: {kind}{outside}"
+        return f"- {shown}: {'new' if self.new else 'edited'}"
 
 
-def not_in_series(patches: Path) -> set[tuple[str, str]]:
-    """(topic, path) pairs of patches/not-in-base.txt: edits the wheel-derived series cannot carry."""
-    note = patches / "not-in-base.txt"
-    if not note.is_file():
-        return set()
-    pairs = (line.split(":", 1) for line in note.read_text().splitlines() if line and not line.startswith("#"))
-    return {(topic.strip(), path.strip()) for topic, path in pairs}
-
-
-def touched_files(sources: Sources, topic_id: str, outside: set[tuple[str, str]]) -> list[TouchedFile]:
+def touched_files(sources: Sources, topic_id: str) -> list[TouchedFile]:
     files = [TouchedFile(f.upstream_path, new=True) for f in sources.new_files_of(topic_id)]
     for fragment_file, _ in sources.fragments_of(topic_id):
-        path = fragment_file.upstream_path
-        files.append(TouchedFile(path, False, fragment_file.alternatives, (topic_id, path) not in outside))
+        files.append(TouchedFile(fragment_file.upstream_path, False, fragment_file.alternatives))
     return sorted(files, key=lambda f: f.path)
 
 
@@ -116,16 +132,38 @@ def code_block(lines: list[str], language: str = "python") -> list[str]:
     return [f"```{language}", *lines, "```"]
 
 
-def motivation(sources: Sources, pin: Pin) -> list[str]:
+PR_TEXTS = REPO_ROOT / "pr.toml"
+
+
+@dataclass(frozen=True)
+class PrTexts:
+    """What the description says about one stack's operators (pr.toml's [stack.<name>]): the tools name none."""
+
+    title: str
+    motivation: str
+    follow_ups: str
+    coverage_questions: tuple[tuple[str, str], ...]  # (question, how the answer starts in a topic body)
+
+
+@functools.cache
+def texts(stack: str, path: Path = PR_TEXTS) -> PrTexts:
+    stacks = tomllib.loads(path.read_text(encoding="utf-8")).get("stack", {})
+    if stack not in stacks:
+        raise FragmentError(f"{path} has no [stack.{stack}] table (it has: {', '.join(stacks) or 'none'}): "
+                            "write the PR's title, motivation and follow_ups there")
+    data = stacks[stack]
+    try:
+        questions = tuple((q["question"].strip(), q["answer_starts"]) for q in data.get("coverage_question", []))
+        return PrTexts(data["title"], data["motivation"].strip(), data["follow_ups"].strip(), questions)
+    except (KeyError, AttributeError) as error:
+        raise FragmentError(f"{path}: missing or malformed {error}") from error
+
+
+def motivation(sources: Sources, pin: Pin, prose: PrTexts) -> list[str]:
     lines = [
         "## Motivation",
         "",
-        f"PyTorch v{pin.version} has no `torch.cbrt`: the real cube root is only reachable as `prims.cbrt`, "
-        "whose eager implementation (`impl_aten`) is `copysign(pow(abs(a), 1/3), a)`: three kernels, with "
-        "an exponent `1/3` that is itself rounded. `torch._refs` lists `cbrt` as \"No corresponding torch "
-        "operation\", and user code falls back to `x.sign() * x.abs() ** (1/3)`. This stack adds `cbrt`, `cbrt_` and `cbrt.out` as a structured "
-        "ATen pointwise op with CPU and CUDA kernels, autograd, a vmap batch rule, a Python reference, an inductor "
-        "lowering, OpInfo coverage and docs.",
+        prose.motivation.format(version=pin.version),
     ]
     prims_today = replaced_code(sources, PRIMS, "copysign")
     if prims_today:
@@ -139,6 +177,10 @@ def motivation(sources: Sources, pin: Pin) -> list[str]:
 COMPLETE_COMMAND = "make pr PYTORCH_SRC=~/pytorch"
 
 
+def complete_command(stack: str) -> str:
+    return f"{COMPLETE_COMMAND} STACK={stack}"
+
+
 def commits_section(sources: Sources, patches: Path, exported: ExportedSeries | None) -> list[str]:
     lines = ["## Commits (one topic each; ghstack makes one PR per commit)", ""]
     lines += [f"{i}. {topic.subject}" for i, topic in enumerate(sources.topics, 1)]
@@ -147,17 +189,16 @@ def commits_section(sources: Sources, patches: Path, exported: ExportedSeries | 
         lines += ["", f"Complete `git format-patch` series made on `{exported.checkout}` at `{exported.base[:12]}` "
                   f"({len(names)} patches, `series` gives the order):", ""]
     elif names:
-        lines += ["", f"`git format-patch` series next to this file ({len(names)} patches, `series` gives the order):", ""]
-    lines += [f"- `{name}`" for name in names]
-    outside = set() if exported else not_in_series(patches)
-    if outside:
         lines += [
             "",
-            "Incomplete: the series is made against the files the pinned wheel ships, so it lacks these edits "
-            f"of files the wheel does not ship. `{COMPLETE_COMMAND}` makes the complete series on a checkout:",
+            f"Complete `git format-patch` series next to this file ({len(names)} patches, `series` gives the order), "
+            "made on the files of the pinned wheel plus, for the files it does not ship, the upstream context the "
+            "fragments record; `git am` applies it to a v2.14.1 checkout. `"
+            f"{complete_command(sources.stacks[0])}` makes the same series on your checkout, under your git identity, with Test Plan "
+            "counts:",
             "",
         ]
-        lines += [f"- {topic}: `{path}`" for topic, path in sorted(outside)]
+    lines += [f"- `{name}`" for name in names]
     if exported:
         lines += ["", *per_commit_checks(exported)]
     return lines
@@ -178,11 +219,10 @@ def per_commit_checks(exported: ExportedSeries) -> list[str]:
     return lines
 
 
-def files_section(sources: Sources, patches: Path, complete: bool) -> list[str]:
-    outside = set() if complete else not_in_series(patches)
+def files_section(sources: Sources) -> list[str]:
     lines = ["## Files touched, by topic", ""]
     for topic in sources.topics:
-        files = touched_files(sources, topic.id, outside)
+        files = touched_files(sources, topic.id)
         lines += [f"### {topic.subject}", ""]
         lines += [f.markdown() for f in files] or ["- (no files)"]
         lines.append("")
@@ -208,7 +248,7 @@ def overlay_matrix(overlay_xml: Path) -> list[str]:
     return [f"From `{OVERLAY_RESULTS}` (written by `make test`).", "", *header, row, ""]
 
 
-def test_matrix(results_dir: Path, overlay_xml: Path) -> list[str]:
+def test_matrix(results_dir: Path, overlay_xml: Path, sources: Sources | None = None) -> list[str]:
     results = {r.name: r for r in summarize_dir(results_dir)}
     lines = ["## Test matrix", "", *overlay_matrix(overlay_xml)]
     if not results:
@@ -220,8 +260,9 @@ def test_matrix(results_dir: Path, overlay_xml: Path) -> list[str]:
     else:
         lines += [f"From the JUnit XML in `{display(results_dir)}` (written by `make pytorch`).", ""]
     lines += ["| suite (test/) | filter | verdict | passed | failed | errors | skipped |", "|---|---|---|---|---|---|---|"]
+    ops = stack_ops(sources or load_sources().of_stack())  # the operators of this PR's stack only
     for suite in SUITES:
-        lines.append(result_row(suite.path, suite.keyword, results.pop(suite.path, None)))
+        lines.append(result_row(suite.path, suite.keyword(ops), results.pop(suite.path, None)))
     lines += [result_row(name, "?", result) for name, result in sorted(results.items())]
     return lines
 
@@ -230,7 +271,7 @@ def test_plan_section(sources: Sources, results: Path, overlay_xml: Path) -> lis
     found = load_results(results, overlay_xml)
     lines = ["## Test Plan", "", "Per commit, the suites that exercise it, with the counts of their last run:"]
     for topic in sources.topics:
-        lines += ["", f"{topic.subject}:", "", *code_block(test_plan(topic, found)[2:], "sh")]
+        lines += ["", f"{topic.subject}:", "", *code_block(test_plan(topic, found, sources)[2:], "sh")]
     return lines
 
 
@@ -301,6 +342,39 @@ def accuracy_section(readme: Path) -> list[str]:
     return lines + ["From the README:", "", *section]
 
 
+
+
+def body_passages(body: str) -> list[str]:
+    """A commit body's paragraphs and bullets ("- " at the start of a line), each unwrapped into one line."""
+    passages: list[list[str]] = []
+    open_passage = False
+    for line in body.splitlines():
+        if not line.strip():
+            open_passage = False
+        elif line.startswith("- ") or not open_passage:
+            passages.append([line.removeprefix("- ").strip()])
+            open_passage = True
+        else:
+            passages[-1].append(line.strip())
+    return [" ".join(words) for words in passages]
+
+
+def coverage_answers(sources: Sources, prose: PrTexts) -> list[str]:
+    """Each coverage question of the stack's prose with the passages that answer it and the commits that carry
+    them."""
+    lines = ["## What CI does not cover, and why", ""]
+    for question, lead in prose.coverage_questions:
+        found: dict[str, list[str]] = {}
+        for topic in sources.topics:
+            for passage in body_passages(topic.body):
+                if passage.startswith(lead):
+                    found.setdefault(passage, []).append(topic.subject)
+        for passage, subjects in found.items():
+            commits = ", ".join(f"`{subject}`" for subject in subjects)
+            lines += [f"**{question}** From the commit message of {commits}:", "", f"> {passage}", ""]
+    return lines[:-1] if len(lines) > 2 else []
+
+
 def new_schemas(sources: Sources) -> list[str]:
     return [line.removeprefix("- func: ") for f in fragments_on(sources, NATIVE_FUNCTIONS)
             for line in f.text if line.startswith("- func: ")]
@@ -318,20 +392,19 @@ def bc_note(sources: Sources) -> list[str]:
         lines.append("No. New operator only: `native_functions.yaml` gains these schemas and no existing schema changes:")
     lines += ["", *(f"- `{schema}`" for schema in new_schemas(sources))]
     if behaviour:
-        lines += ["", "Behaviour changes (results change; nothing that worked stops working), each stated in the "
-                  "commit that makes it:", ""]
+        lines += ["", "Behaviour changes, each stated, with what stops working if anything, in the commit that "
+                  "makes it:", ""]
         lines += [f"- {t.subject}" for t in behaviour]
     return lines
 
 
-def follow_ups(fixes: str) -> list[str]:
-    issue = f"Fixes #{fixes}" if fixes else "Fixes #(pass FIXES=<issue number> to `make pr`)"
+def follow_ups(fixes: str, prose: PrTexts) -> list[str]:
+    number = issue_number(fixes)
+    issue = f"Fixes #{number}" if number else "Fixes #(pass FIXES=<issue number or URL> to `make pr`)"
     return [
         "## Follow-ups",
         "",
-        "Not in this stack, to agree with their owners: the `core` ATen tag (today the decomposition keeps "
-        "cbrt out of core ATen), torch.export and ONNX export, and an MPS kernel (MPS keeps the composite "
-        "through `prims.cbrt` and `torch._numpy.cbrt`).",
+        prose.follow_ups,
         "",
         issue,
     ]
@@ -388,58 +461,74 @@ def checklist(sources: Sources) -> list[str]:
     return lines
 
 
-def reproduce_section() -> list[str]:
+def reproduce_section(sources: Sources) -> list[str]:
+    stack, branch, keyword = sources.stacks[0], default_branch(sources), " or ".join(stack_ops(sources))
+    keyword = keyword if keyword.isidentifier() else f"'{keyword}'"
+    where = f"PYTORCH_SRC=~/pytorch STACK={stack}"
+    commented = [
+        ("make && make test", "overlay build on the pinned wheel, and this repo's tests"),
+        (f"make apply {where}", f"one commit per topic on branch {branch}"),
+        (f"make pytorch {where}", f"develop build + upstream suites -k {keyword} (JUnit XML)"),
+        (f"make pr {where}", "this file and the complete series"),
+    ]
+    width = max(len(command) for command, _ in commented) + 2
     return [
         "## Reproduce",
         "",
         *code_block([
-            "make && make test                        # overlay build on the pinned wheel, and this repo's tests",
-            "make apply PYTORCH_SRC=~/pytorch          # one commit per topic on branch cbrt",
-            "make pytorch PYTORCH_SRC=~/pytorch        # develop build + upstream suites -k cbrt (JUnit XML)",
-            "make pr PYTORCH_SRC=~/pytorch            # this file and the complete series",
-            "cd ~/pytorch && git checkout cbrt && ghstack submit",
+            *(f"{command.ljust(width)}# {comment}" for command, comment in commented),
+            f"cd ~/pytorch && git checkout {branch} && ghstack submit",
         ], "sh"),
     ]
 
 
+def stack_size(commits: int) -> str:
+    return "One commit" if commits == 1 else f"Stack of {commits} commits"
+
+
 def render(sources: Sources, inputs: PrInputs, pin: Pin, exported: ExportedSeries | None = None) -> str:
+    """The PR body of the one stack `sources` holds (Sources.of_stack)."""
+    stack = sources.stacks[0]
+    prose = texts(stack)
     sections = [
-        ["# Add torch.cbrt, the real cube root, as an ATen operator", "",
-         f"Stack of {len(sources.topics)} commits on PyTorch v{pin.version} ({pin.short_commit})."],
-        motivation(sources, pin),
-        commits_section(sources, inputs.patches, exported),
-        files_section(sources, inputs.patches, exported is not None),
+        [f"# {prose.title}", "",
+         f"{stack_size(len(sources.topics))} on PyTorch v{pin.version} ({pin.short_commit})."],
+        motivation(sources, pin, prose),
+        commits_section(sources, inputs.patches_of(stack), exported),
+        files_section(sources),
         test_plan_section(sources, inputs.results, inputs.overlay_results),
-        test_matrix(inputs.results, inputs.overlay_results),
+        test_matrix(inputs.results, inputs.overlay_results, sources),
+        coverage_answers(sources, prose),
         benchmarks_section(inputs.benchmarks),
         accuracy_section(inputs.readme),
         bc_note(sources),
         checklist(sources),
-        reproduce_section(),
-        follow_ups(inputs.fixes),
+        reproduce_section(sources),
+        follow_ups(inputs.fixes, prose),
     ]
-    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+    return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
 
 
 def copy_series(patches: Path, output: Path) -> list[str]:
-    for stale in output.glob("*.patch"):
-        stale.unlink()
+    for stale in [*output.glob("*.patch"), output / "not-in-base.txt"]:
+        stale.unlink(missing_ok=True)
     names = [p.name for p in sorted(patches.glob("*.patch"))]
-    names += [n for n in ("series", "not-in-base.txt") if (patches / n).is_file()]
+    names += [n for n in ("series",) if (patches / n).is_file()]
     for name in names:
         shutil.copy2(patches / name, output / name)
     return names
 
 
 def write_pr(inputs: PrInputs, sources: Sources | None = None, pin: Pin | None = None) -> Path:
-    sources = sources or load_sources(inputs.root)
+    """PR.md of `inputs.stack` (default: the first stack) and its series in `inputs.output`."""
+    sources = (sources or load_sources(inputs.root)).of_stack(inputs.stack)
     inputs.output.mkdir(parents=True, exist_ok=True)
     exported = None
     if inputs.checkout is not None:
         results = load_results(inputs.results, inputs.overlay_results)
         exported = export_from_checkout(inputs.checkout, inputs.output, sources, results)
     else:
-        copy_series(inputs.patches, inputs.output)
+        copy_series(inputs.patches_of(sources.stacks[0]), inputs.output)
     pr = inputs.output / "PR.md"
     pr.write_text(render(sources, inputs, pin or load_pin(), exported))
     return pr
@@ -447,23 +536,32 @@ def write_pr(inputs: PrInputs, sources: Sources | None = None, pin: Pin | None =
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--output", type=Path, default=OUTPUT_DIR)
-    parser.add_argument("--results", type=Path, default=RESULTS_DIR, help="JUnit XML folder of `make pytorch`")
+    parser.add_argument("--stack", help="the stack of topics.toml whose PR to write (default: the first)")
+    parser.add_argument("--output", type=Path, help="default: build/pr/<stack>")
+    parser.add_argument("--results", type=Path, help="JUnit XML folder of `make pytorch` (default: its <stack> folder)")
     parser.add_argument("--pytorch-src", type=Path, help="PyTorch checkout to make the complete series on")
-    parser.add_argument("--fixes", default="", help="upstream issue number for the `Fixes #` line")
+    parser.add_argument("--fixes", default="", help="upstream issue (number or URL) for the `Fixes #` line")
     args = parser.parse_args()
-    checkout = args.pytorch_src.expanduser().resolve() if args.pytorch_src else None
-    inputs = PrInputs(REPO_ROOT, args.output.resolve(), args.results.resolve(), checkout, args.fixes)
     try:
+        issue_number(args.fixes)
+    except FixesError as error:
+        print(f"pr: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    checkout = args.pytorch_src.expanduser().resolve() if args.pytorch_src else None
+    try:
+        stack = load_sources().of_stack(args.stack or None).stacks[0]
+        output, results = args.output or OUTPUT_DIR / stack, args.results or results_dir_of(stack)
+        inputs = PrInputs(REPO_ROOT, output.resolve(), results.resolve(), checkout, args.fixes, stack=stack)
         pr = write_pr(inputs)
     except (ApplyError, FragmentError, GitError) as error:
         print(f"pr: error: {error}", file=sys.stderr)
         sys.exit(1)
     if checkout is None:
-        print(f"pr: wrote {display(pr)} and the wheel-based series next to it; it lacks the edits of files the "
-              f"wheel does not ship (listed in PR.md): `{COMPLETE_COMMAND}` makes the complete series")
+        print(f"pr: wrote {display(pr)} (stack {stack}) and the complete series next to it (made on the pinned wheel's "
+              f"files and the recorded upstream context of the files it lacks); `{complete_command(stack)}` makes it on "
+              "your checkout")
     else:
-        print(f"pr: wrote {display(pr)} and the complete series made on {checkout} next to it")
+        print(f"pr: wrote {display(pr)} (stack {stack}) and the complete series made on {checkout} next to it")
 
 
 if __name__ == "__main__":

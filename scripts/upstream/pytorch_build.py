@@ -1,5 +1,5 @@
-"""`make pytorch`: apply the patch set to a real PyTorch checkout, build it in development mode, run the
-upstream suites filtered to cbrt with JUnit XML output, and summarize them.
+"""`make pytorch [STACK=...]`: apply one stack of the patch set to a real PyTorch checkout, build it in development
+mode, run the upstream suites filtered to that stack's operators with JUnit XML output, and summarize them.
 
 The lane is a plan: a list of steps (data) computed up front from the options and the
 machine. A run executes the steps in order; `--dry-run` prints them instead, so what a
@@ -22,10 +22,10 @@ from pathlib import Path
 
 from scripts.gitutil import GitError, is_git_repo
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import FragmentError, Sources
+from scripts.patchset.fragments import FragmentError, Sources, load_sources
 from scripts.patchset.pin import load_pin
-from scripts.upstream.apply_checkout import DEFAULT_BRANCH, ApplyError, apply_to_checkout, check_checkout
-from scripts.upstream.suites import RESULTS_DIR, SUITES, Suite
+from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout, check_checkout, default_branch
+from scripts.upstream.suites import SUITES, Suite, results_dir_of, stack_ops
 
 UPSTREAM_URL = "https://github.com/pytorch/pytorch.git"
 CLONE_DIR = REPO_ROOT / "build" / "pytorch"
@@ -86,7 +86,8 @@ class LaneOptions:
     """What the user asked for; None means "decide from the machine"."""
 
     src: Path | None = None  # PYTORCH_SRC; None clones the pinned tag into clone_dir
-    branch: str = DEFAULT_BRANCH
+    stack: str | None = None  # STACK: the stack of topics.toml to apply and test; None: the first
+    branch: str | None = None  # None: the stack's name
     max_jobs: int | None = None
     use_cuda: bool | None = None
     ccache: bool | None = None
@@ -94,7 +95,7 @@ class LaneOptions:
     install_deps: bool = True
     clone_dir: Path = CLONE_DIR
     venv_dir: Path = VENV_DIR
-    results_dir: Path = RESULTS_DIR
+    results_dir: Path | None = None  # None: build/pytorch-results/<stack>, where `make pr STACK=` looks
 
 
 @dataclass(frozen=True)
@@ -166,11 +167,13 @@ class ApplyPatchSet:
 
     checkout: Path
     branch: str
+    stack: str | None = None  # None: the first stack of the sources
     title: str = "apply the patch set (one commit per topic; already applied is fine)"
     check: bool = True
 
     def shell_line(self) -> str:
         argv = [sys.executable, "-m", "scripts.upstream.apply_checkout", str(self.checkout), "--branch", self.branch]
+        argv += ["--stack", self.stack] if self.stack else []
         return f"cd {shlex.quote(str(REPO_ROOT))} && {shlex.join(argv)}"
 
 
@@ -262,11 +265,12 @@ def build_step(python: Path, checkout: Path, config: BuildConfig) -> Command:
     )
 
 
-def suite_step(suite: Suite, python: Path, checkout: Path, results_dir: Path) -> Command:
+def suite_step(suite: Suite, python: Path, checkout: Path, results_dir: Path, ops: tuple[str, ...]) -> Command:
     # Upstream CI runs the suites from test/, so do the same.
+    keyword = suite.keyword(ops)
     return Command(
-        f"test {suite.path} -k {suite.keyword!r}",
-        (str(python), "-m", "pytest", suite.path, "-k", suite.keyword, "-q", "-rfE",
+        f"test {suite.path} -k {keyword!r}",
+        (str(python), "-m", "pytest", suite.path, "-k", keyword, "-q", "-rfE",
          f"--junitxml={results_dir / suite.junit_file}", "-o", f"junit_suite_name={suite.path}"),
         cwd=checkout / "test", path_prepend=(python.parent,), check=False,
     )
@@ -277,8 +281,9 @@ def clear_results_step(results_dir: Path) -> Command:
     return Command("clear earlier JUnit results", ("rm", "-rf", str(results_dir)), cwd=REPO_ROOT)
 
 
-def test_steps(python: Path, checkout: Path, results_dir: Path) -> list[Step]:
-    suites = [suite_step(suite, python, checkout, results_dir) for suite in SUITES]
+def test_steps(python: Path, checkout: Path, results_dir: Path, stack: str | None) -> list[Step]:
+    ops = stack_ops(load_sources().of_stack(stack))  # the operators of the applied stack only
+    suites = [suite_step(suite, python, checkout, results_dir, ops) for suite in SUITES]
     summary = Command(
         "summarize the suites from their JUnit XML",
         (sys.executable, "-m", "scripts.upstream.junit_summary", str(results_dir)),
@@ -290,15 +295,20 @@ def test_steps(python: Path, checkout: Path, results_dir: Path) -> list[Step]:
 def plan_lane(options: LaneOptions, toolchain: Toolchain) -> Plan:
     """Every step of the lane, in order. Raises ApplyError for a checkout that must not be touched."""
     config = resolve_config(options, toolchain)
+    try:
+        stack = load_sources().of_stack(options.stack).stacks[0]
+    except FragmentError as error:
+        raise ApplyError(str(error)) from error
+    results_dir = options.results_dir or results_dir_of(stack)
     checkout, steps, origin = checkout_steps(options)
-    steps.append(ApplyPatchSet(checkout, options.branch))
+    steps.append(ApplyPatchSet(checkout, options.branch or default_branch(stack=stack), options.stack))
     python, setup = python_steps(options, checkout, config)
     steps += setup
-    steps.append(clear_results_step(options.results_dir))
+    steps.append(clear_results_step(results_dir))
     steps.append(build_step(python, checkout, config))
-    steps += test_steps(python, checkout, options.results_dir)
-    notes = (f"checkout: {origin}", f"python: {python}", *config.reasons)
-    return Plan(checkout, python, config, options.results_dir, tuple(steps), notes)
+    steps += test_steps(python, checkout, results_dir, stack)
+    notes = (f"stack: {stack}", f"checkout: {origin}", f"python: {python}", *config.reasons)
+    return Plan(checkout, python, config, results_dir, tuple(steps), notes)
 
 
 def dry_run_text(plan: Plan) -> str:
@@ -328,7 +338,7 @@ class Runner:
 
     def apply(self, step: ApplyPatchSet) -> int:
         try:
-            print(apply_to_checkout(step.checkout, step.branch, self.sources), flush=True)
+            print(apply_to_checkout(step.checkout, step.branch, self.sources, step.stack), flush=True)
         except (ApplyError, FragmentError, GitError) as error:
             print(f"error: {error}", file=sys.stderr, flush=True)
             return 1
@@ -377,7 +387,8 @@ def flag(value: str) -> bool:
 def parse_options(argv: list[str] | None = None) -> tuple[LaneOptions, bool]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--src", type=Path, help="an existing PyTorch checkout (PYTORCH_SRC); default: clone into build/pytorch")
-    parser.add_argument("--branch", default=DEFAULT_BRANCH, help="branch the patch set is committed on")
+    parser.add_argument("--stack", help="the stack of topics.toml to apply and test (default: the first)")
+    parser.add_argument("--branch", help="branch the stack is committed on (default: the stack's name)")
     parser.add_argument("--max-jobs", type=int, help="parallel compile jobs (default: from CPUs and memory)")
     parser.add_argument("--use-cuda", type=flag, help="1 or 0 (default: 1 when nvcc and a GPU are present)")
     parser.add_argument("--ccache", type=flag, help="1 or 0 (default: 1 when ccache is on PATH)")
@@ -387,7 +398,8 @@ def parse_options(argv: list[str] | None = None) -> tuple[LaneOptions, bool]:
     args = parser.parse_args(argv)
     options = LaneOptions(
         src=args.src.resolve() if args.src else None,
-        branch=args.branch,
+        stack=args.stack or None,
+        branch=args.branch or None,
         max_jobs=args.max_jobs,
         use_cuda=args.use_cuda,
         ccache=args.ccache,

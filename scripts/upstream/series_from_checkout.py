@@ -74,7 +74,7 @@ def export_from_checkout(
     check_source(checkout)
     identity = commit_identity(checkout)
     base = series_base(checkout, sources)
-    with tempfile.TemporaryDirectory(prefix="cbrt-pr-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="pr-series-") as scratch:
         clone = Path(scratch) / "pytorch"
         git(Path(scratch), "clone", "-q", "--shared", "--no-checkout", str(checkout), str(clone))
         git(clone, "checkout", "-q", "--detach", base)
@@ -87,5 +87,4 @@ def export_from_checkout(
         unmet = unmet_by_commit(clone, base)
     names = sorted(p.name for p in output.glob("*.patch"))
     (output / SERIES_NAME).write_text("".join(f"{name}\n" for name in names))
-    (output / "not-in-base.txt").unlink(missing_ok=True)
     return ExportedSeries(checkout, base, names, unmet)

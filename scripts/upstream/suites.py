@@ -1,59 +1,138 @@
-"""The upstream test suites that exercise cbrt, and where `make pytorch` leaves their JUnit XML."""
+"""The upstream test suites that exercise the patch set's operators, and where `make pytorch` leaves their JUnit XML.
+
+No operator is named here: a suite's -k expression is the root names of the operators the sources add (every
+`- func:` of the native_functions.yaml fragments, scripts/patchset/native_ops.py) in the commits of its stack up to
+the one that runs it,
+plus the suite's own extra terms; the C++ test suites are the typed test suites the fragments add to upstream's C++
+test files.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from scripts.layout import REPO_ROOT
+from scripts.patchset.fragments import FragmentError, Sources
+from scripts.patchset.native_ops import native_ops, root_names
 
 RESULTS_DIR = REPO_ROOT / "build" / "pytorch-results"
 
 
+def results_dir_of(stack: str) -> Path:
+    """Where `make pytorch STACK=<stack>` writes its JUnit XML: one folder per stack, since each is built alone."""
+    return RESULTS_DIR / stack
+
+
+OPINFOS = "torch/testing/_internal/common_methods_invocations.py"
+
+
 @dataclass(frozen=True)
 class Suite:
-    """An upstream test file (relative to test/) and the pytest -k expression that selects cbrt's tests."""
+    """An upstream test file (relative to test/) and the pytest -k terms that select the operators' tests.
+
+    `extra`: -k terms besides the operators' names. `sources`: the upstream files whose entries make the tests the
+    keyword selects (the suite file itself, or the OpInfo database its tests are generated from): a commit whose
+    Test Plan names the suite must add to one of them a line that the keyword selects
+    (testplan.plan_lines_selecting_nothing).
+    """
 
     path: str
-    keyword: str = "cbrt"
+    extra: tuple[str, ...] = ()
     why: str = ""
+    sources: tuple[str, ...] = (OPINFOS,)
 
     @property
     def junit_file(self) -> str:
         return self.path.removesuffix(".py").replace("/", "-") + ".xml"
+
+    def keyword(self, ops: Iterable[str]) -> str:
+        """The -k expression selecting the tests of the operators `ops` (root names) and the extra terms."""
+        terms = list(dict.fromkeys([*ops, *self.extra]))
+        if not terms:
+            raise FragmentError(f"test/{self.path}: no operator to select (no `- func:` in the commits up to here)")
+        return " or ".join(terms)
 
 
 SUITES: tuple[Suite, ...] = (
     Suite("test_ops.py", why="OpInfo: dtypes, out=, variants, strides, meta, compare with the ref"),
     Suite("test_ops_gradients.py", why="gradcheck and gradgradcheck"),
     Suite("test_ops_fwd_gradients.py", why="forward-mode AD"),
-    Suite("test_unary_ufuncs.py", why="against np.cbrt, extremal values, non-contiguous"),
+    Suite("test_unary_ufuncs.py", why="against NumPy's reference, extremal values, non-contiguous",
+          sources=("test/test_unary_ufuncs.py", OPINFOS)),
+    Suite("test_binary_ufuncs.py", why="binary ufuncs against NumPy: type promotion, broadcasting, extremal values"),
     Suite("test_meta.py", why="meta kernels"),
+    Suite("test_sparse_unary_ufuncs.py", why="sparse COO kernels against the dense op"),
+    Suite("test_sparse_csr.py", why="sparse CSR, CSC, BSR and BSC kernels against the dense op"),
     Suite(
-        "test_decomp.py", "cbrt or HasDecompTest", why="_refs.cbrt as aten.cbrt's decomposition; decomposition lists"
+        "test_decomp.py", ("HasDecompTest",), why="the _refs as the aten operators' decompositions; decomposition lists",
+        sources=(OPINFOS, "test/expect/HasDecompTest.test_aten_core_operators.expect"),
     ),
     Suite("functorch/test_vmap.py", why="vmap batch rule"),
     Suite("functorch/test_ops.py", why="vjp, jvp, vmap over grads"),
-    Suite("test_overrides.py", why="__torch_function__ override"),
-    Suite("test_torch.py", "cbrt or test_doc", why="docstrings of every public function"),
+    Suite("test_overrides.py", why="__torch_function__ override", sources=("torch/overrides.py",)),
+    Suite("test_torch.py", ("test_doc",), why="docstrings of every public function",
+          sources=("torch/_torch_docs.py", "torch/_tensor_docs.py")),
     Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)"),
-    Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager"),
-    Suite("torch_np/test_ufuncs_basic.py", why="torch._numpy.cbrt: negative inputs and backward"),
+    Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager",
+          sources=("test/inductor/test_cpu_repro.py",)),
+    Suite("torch_np/test_ufuncs_basic.py", why="torch._numpy's ufuncs: negative inputs and backward",
+          sources=("test/torch_np/test_ufuncs_basic.py",)),
 )
+
+
+def stack_ops(sources: Sources, topic_id: str | None = None) -> tuple[str, ...]:
+    """Root names of the operators the commits of `topic_id`'s stack up to it add, in order; with None, those of
+    every topic of `sources` (pass one stack's: Sources.of_stack). Another stack's commits are not below it."""
+    if topic_id is None:
+        return root_names(native_ops(sources, [t.id for t in sources.topics]))
+    stack = next(t.stack for t in sources.topics if t.id == topic_id)
+    ids = [t.id for t in sources.topics if t.stack == stack]
+    return root_names(native_ops(sources, ids[: ids.index(topic_id) + 1]))
 
 
 @dataclass(frozen=True)
 class NativeTest:
-    """A C++ test binary of a PyTorch build (build/bin), once per CPU capability, and its gtest filter."""
+    """The typed test suites `suites` of a C++ test binary of a PyTorch build (build/bin), once per CPU capability.
+
+    `name` is what topics.toml lists; `source` is the upstream file that defines the suites (a commit naming this
+    test must add them there).
+    """
 
     name: str
-    gtest_filter: str
+    binary: str
+    suites: tuple[str, ...]
+    source: str
     capabilities: tuple[str, ...] = ("DEFAULT", "AVX2", "AVX512")
     why: str = ""
 
+    @property
+    def gtest_filter(self) -> str:
+        return ":".join(f"{suite}/*" for suite in self.suites)
+
     def commands(self) -> list[str]:
-        return [f"build/bin/{self.name}_{c} --gtest_filter='{self.gtest_filter}'" for c in self.capabilities]
+        return [f"build/bin/{self.binary}_{c} --gtest_filter='{self.gtest_filter}'" for c in self.capabilities]
 
 
-NATIVE_TESTS: tuple[NativeTest, ...] = (
-    NativeTest("vec_test_all_types", "*Fused*:*Cbrt*", why="Vectorized<T>: fused multiply-add, cbrt"),
-)
+# Upstream's C++ test files (one binary per file, built once per CPU capability): a typed test suite a fragment adds
+# to one is a native test, named <binary>/<suite> in topics.toml.
+NATIVE_TEST_FILES = re.compile(r"^aten/src/ATen/test/[^/]+\.cpp$")
+TYPED_TEST_SUITE = re.compile(r"^\s*TYPED_TEST_SUITE\((\w+),")
+
+
+def native_tests(sources: Sources) -> tuple[NativeTest, ...]:
+    """Every typed test suite the fragments add to an upstream C++ test file, in file order."""
+    tests: dict[str, NativeTest] = {}
+    for fragment_file in sources.fragment_files:
+        if not NATIVE_TEST_FILES.match(fragment_file.upstream_path):
+            continue
+        binary = PurePosixPath(fragment_file.upstream_path).stem
+        for fragment in fragment_file.fragments:
+            for line in fragment.text:
+                match = TYPED_TEST_SUITE.match(line)
+                if match:
+                    name = f"{binary}/{match.group(1)}"
+                    tests.setdefault(name, NativeTest(name, binary, (match.group(1),), fragment_file.upstream_path))
+    return tuple(tests.values())

@@ -6,6 +6,7 @@
 
 #include <ATen/functorch/BatchRulesHelper.h>
 #include <ATen/functorch/PlumbingHelper.h>
+#include <ATen/native/TypeProperties.h>
 
 namespace at::functorch {
 
@@ -54,6 +55,45 @@ Tensor maybePadToLogicalRank(
     new_sizes.insert(new_sizes.begin() + 1, 1);
   }
   return tensor.view_symint(SymIntArrayRef{new_sizes.begin(), new_sizes.end()});
+}
+
+// A batched 0-d tensor is 1-d physically, which would change its category in
+// type promotion next to a tensor of higher rank: promote the pair as if the
+// logical scalar were one element.
+static void promote_logical_scalar(Tensor& logical_scalar, Tensor& other) {
+  const auto dtype = at::native::result_type(logical_scalar[0], other);
+  if (logical_scalar.scalar_type() != dtype) {
+    logical_scalar = logical_scalar.to(dtype);
+  }
+  if (other.scalar_type() != dtype) {
+    other = other.to(dtype);
+  }
+}
+
+std::tuple<Tensor, Tensor> _binary_pointwise_helper(
+    const Tensor& tensor,
+    std::optional<int64_t> tensor_batch_dim,
+    const Tensor& other,
+    std::optional<int64_t> other_batch_dim,
+    bool do_type_promotion) {
+  const auto tensor_rank = rankWithoutBatchDim(tensor, tensor_batch_dim);
+  const auto other_rank = rankWithoutBatchDim(other, other_batch_dim);
+  auto tensor_ = moveBatchDimToFront(tensor, tensor_batch_dim);
+  auto other_ = moveBatchDimToFront(other, other_batch_dim);
+  if (do_type_promotion) {
+    const bool tensor_is_logical_scalar = tensor_rank == 0 && tensor_batch_dim.has_value();
+    const bool other_is_logical_scalar = other_rank == 0 && other_batch_dim.has_value();
+    if (tensor_is_logical_scalar && !other_is_logical_scalar) {
+      promote_logical_scalar(tensor_, other_);
+    }
+    if (other_is_logical_scalar && !tensor_is_logical_scalar) {
+      promote_logical_scalar(other_, tensor_);
+    }
+  }
+  const auto rank = std::max(tensor_rank, other_rank);
+  tensor_ = maybePadToLogicalRank(tensor_, tensor_batch_dim, rank);
+  other_ = maybePadToLogicalRank(other_, other_batch_dim, rank);
+  return std::make_tuple(std::move(tensor_), std::move(other_));
 }
 
 } // namespace at::functorch

@@ -122,6 +122,7 @@ static void attach() {
   add_methods(
       (PyTypeObject*)torch_c.attr("TensorBase").ptr(), tensor_methods());
   initialize_autograd_functions(torch_c.attr("_functions").ptr());
+  initialize_return_types(torch_c.attr("_return_types").ptr());
 }
 
 } // namespace torch::autograd::overlay

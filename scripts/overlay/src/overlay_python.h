@@ -39,4 +39,7 @@ PyMethodDef* tensor_methods();
 // Generated: adds the Python classes of the autograd Nodes to `module`.
 void initialize_autograd_functions(PyObject* module);
 
+// Generated: adds the named tuples of the operators with named returns to torch._C._return_types.
+void initialize_return_types(PyObject* return_types_module);
+
 } // namespace torch::autograd::overlay

@@ -26,6 +26,7 @@
 #include "torch/csrc/utils/structseq.h"
 #include "torch/csrc/utils/device_lazy_init.h"
 #include "torch/csrc/autograd/generated/python_return_types.h"
+#include "overlay_return_types.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -48,7 +49,9 @@ using at::ArrayRef;
 using torch::utils::check_out_type_matches;
 using namespace torch::autograd::utils;
 
-namespace torch::autograd::overlay {
+// The functions live in a namespace of their own: the Python bindings are compiled as one unit, and an
+// operator's torch.<op> and Tensor.<op> bindings have the same name (THPVariable_<op>).
+namespace torch::autograd::overlay::torch_function_bindings {
 
 ${py_forwards}
 
@@ -57,10 +60,14 @@ static PyMethodDef torch_functions_table[] = {
   {nullptr, nullptr, 0, nullptr}
 };
 
-PyMethodDef* torch_functions() {
-  return torch_functions_table;
-}
-
 ${py_methods}
+
+} // namespace torch::autograd::overlay::torch_function_bindings
+
+namespace torch::autograd::overlay {
+
+PyMethodDef* torch_functions() {
+  return torch_function_bindings::torch_functions_table;
+}
 
 } // namespace torch::autograd::overlay

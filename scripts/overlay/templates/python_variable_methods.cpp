@@ -28,6 +28,7 @@
 #include "torch/csrc/utils/tensor_new.h"
 #include "torch/csrc/utils/tensor_types.h"
 #include "torch/csrc/autograd/generated/python_return_types.h"
+#include "overlay_return_types.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -40,7 +41,8 @@ using at::ScalarType;
 using at::Tensor;
 using namespace torch::autograd::utils;
 
-namespace torch::autograd::overlay {
+// See python_torch_functions.cpp for why the methods have a namespace of their own.
+namespace torch::autograd::overlay::tensor_method_bindings {
 
 ${py_methods}
 
@@ -49,8 +51,12 @@ static PyMethodDef tensor_methods_table[] = {
   {nullptr, nullptr, 0, nullptr}
 };
 
+} // namespace torch::autograd::overlay::tensor_method_bindings
+
+namespace torch::autograd::overlay {
+
 PyMethodDef* tensor_methods() {
-  return tensor_methods_table;
+  return tensor_method_bindings::tensor_methods_table;
 }
 
 } // namespace torch::autograd::overlay

@@ -1,19 +1,20 @@
 #pragma once
 
-// Vectorized<T>::cbrt(): the portable cube root of c10/util/cbrt.h on
-// vectors. Included at the end of vec_base.h, so that the architecture
-// headers' cbrt() members can call cbrt_with_fmadd.
+// Vectorized<T>::cbrt(): the cube root of cbrt_algorithm.h on vectors.
+// Included at the end of vec_base.h, so that the architecture headers'
+// cbrt() members can call cbrt_detail::cbrt_with_fmadd.
 
+#include <ATen/cpu/vec/cbrt_algorithm.h>
 #include <ATen/cpu/vec/vec_base.h>
 #include <ATen/cpu/vec/vec_mask.h>
-#include <c10/util/cbrt.h>
 
 namespace at::vec {
 inline namespace CPU_CAPABILITY {
+namespace cbrt_detail {
 
-// The operations of c10::cbrt_detail (NOTE: [Portable cube root] in
-// c10/util/cbrt.h) on vectors, so that Vectorized<T>::cbrt() computes
-// the bits of c10::cbrt_portable in every lane. kFmaddIsFused says whether
+// The operations of ScalarOps (NOTE: [Portable cube root] in
+// cbrt_algorithm.h) on vectors, so that Vectorized<T>::cbrt() computes the
+// bits of cbrt_scalar in every lane. kFmaddIsFused says whether
 // fmadd, fmsub and fnmadd of Vectorized<T> round once; otherwise each lane
 // computes the fused result itself (fma_per_lane).
 template <typename T, bool kFmaddIsFused>
@@ -36,7 +37,7 @@ struct CbrtOps {
     a.store(a_lanes);
     b.store(b_lanes);
     c.store(c_lanes);
-    for (int i = 0; i < F::size(); i++) {
+    for (const auto i : c10::irange(F::size())) {
       const T product_factor = kNegateProduct ? -a_lanes[i] : a_lanes[i];
       const T addend = kNegateAddend ? -c_lanes[i] : c_lanes[i];
       if constexpr (std::is_same_v<T, float>) {
@@ -126,14 +127,12 @@ Vectorized<T> inline cbrt_float(const Vectorized<T>& x) {
   using Ops = CbrtOps<T, kFmaddIsFused>;
   using F = Vectorized<T>;
   const F ax = Ops::abs(x);
-  const F y =
-      c10::cbrt_detail::cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(x, ax);
+  const F y = cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(x, ax);
   if (C10_UNLIKELY(Ops::any_not_normal(ax)) && Ops::any_special(ax)) {
     const F tiny = ax < F(std::numeric_limits<T>::min());
     const F scaled = F::blendv(x, x * F(T(0x1p24f)), tiny);
-    const F y_scaled =
-        c10::cbrt_detail::cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(
-            scaled, Ops::abs(scaled)) *
+    const F y_scaled = cbrt_float_or_bfloat16_normal<kBFloat16, Ops>(
+                           scaled, Ops::abs(scaled)) *
         F(T(0x1p-8f));
     return F::blendv(
         x,
@@ -148,14 +147,11 @@ Vectorized<T> inline cbrt_double(const Vectorized<T>& x) {
   using Ops = CbrtOps<T, kFmaddIsFused>;
   using F = Vectorized<T>;
   const F ax = Ops::abs(x);
-  const F y =
-      Ops::with_sign_of(c10::cbrt_detail::cbrt_double_normal<Ops>(ax), x);
+  const F y = Ops::with_sign_of(cbrt_double_normal<Ops>(ax), x);
   if (C10_UNLIKELY(Ops::any_not_normal(ax)) && Ops::any_special(ax)) {
     const F tiny = ax < F(std::numeric_limits<T>::min());
     const F y_tiny = Ops::with_sign_of(
-        c10::cbrt_detail::cbrt_double_accurate<Ops>(ax * F(T(0x1p300))) *
-            F(T(0x1p-100)),
-        x);
+        cbrt_double_accurate<Ops>(ax * F(T(0x1p300))) * F(T(0x1p-100)), x);
     return F::blendv(
         x, F::blendv(y, y_tiny, tiny), ax <= F(std::numeric_limits<T>::max()));
   }
@@ -171,9 +167,7 @@ Vectorized<T> inline cbrt_vectorized(const Vectorized<T>& a) {
   } else if constexpr (std::is_same_v<T, c10::Half>) {
     using Ops = CbrtOps<float, kFmaddIsFused>;
     const auto [lo, hi] = convert_half_float(a);
-    return convert_float_half(
-        c10::cbrt_detail::cbrt_half<Ops>(lo),
-        c10::cbrt_detail::cbrt_half<Ops>(hi));
+    return convert_float_half(cbrt_half<Ops>(lo), cbrt_half<Ops>(hi));
   } else {
     static_assert(
         std::is_same_v<T, c10::BFloat16>,
@@ -185,7 +179,7 @@ Vectorized<T> inline cbrt_vectorized(const Vectorized<T>& a) {
     using Ops = CbrtOps<float, kFmaddIsFused>;
     using I = typename Ops::I;
     const auto bfloat16_results = [](const I& widened) {
-      return cast<int32_t>(c10::cbrt_detail::round_to_bfloat16<Ops>(
+      return cast<int32_t>(round_to_bfloat16<Ops>(
           cbrt_float<float, kFmaddIsFused, true>(cast<float>(widened))));
     };
     const I pairs = cast<int32_t>(a);
@@ -203,10 +197,13 @@ Vectorized<T> inline cbrt_with_fmadd(const Vectorized<T>& a) {
   return cbrt_vectorized<T, true>(a);
 }
 
-template <typename T>
-Vectorized<T> inline cbrt_with_fma_per_lane(const Vectorized<T>& a) {
-  return cbrt_vectorized<T, false>(a);
+// The generic Vectorized<T>::cbrt(): its fmadd rounds twice, so each lane
+// fuses. Declared in vec_base.h before Vectorized, hence V.
+template <typename V>
+V cbrt_with_fma_per_lane(const V& a) {
+  return cbrt_vectorized<typename V::value_type, false>(a);
 }
 
+} // namespace cbrt_detail
 } // namespace CPU_CAPABILITY
 } // namespace at::vec

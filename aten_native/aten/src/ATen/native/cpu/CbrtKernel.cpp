@@ -2,35 +2,26 @@
 #include <ATen/native/UnaryOps.h>
 
 #include <ATen/Dispatch.h>
+#include <ATen/cpu/vec/cbrt_algorithm.h>
 #include <ATen/cpu/vec/vec.h>
 #include <ATen/native/TensorIterator.h>
 #include <ATen/native/cpu/Loops.h>
-#include <c10/util/cbrt.h>
 
 namespace at::native {
 inline namespace CPU_CAPABILITY {
 namespace {
 
-// The bits of Vectorized<scalar_t>::cbrt() for one element (strided inputs,
-// loop tails); see NOTE: [Portable cube root] in c10/util/cbrt.h.
-template <typename scalar_t>
-scalar_t cbrt_scalar(scalar_t a) {
-  if constexpr (std::is_same_v<scalar_t, Half>) {
-    return static_cast<Half>(c10::cbrt_portable_half(static_cast<float>(a)));
-  } else if constexpr (std::is_same_v<scalar_t, BFloat16>) {
-    return static_cast<BFloat16>(
-        c10::cbrt_portable_bfloat16(static_cast<float>(a)));
-  } else {
-    return c10::cbrt_portable(a);
-  }
-}
-
+// cbrt_scalar gives the bits of Vectorized<scalar_t>::cbrt() for one element
+// (strided inputs, loop tails); see NOTE: [Portable cube root] in
+// ATen/cpu/vec/cbrt_algorithm.h.
 void cbrt_kernel(TensorIteratorBase& iter) {
   AT_DISPATCH_FLOATING_TYPES_AND2(
       kBFloat16, kHalf, iter.common_dtype(), "cbrt_cpu", [&]() {
         cpu_kernel_vec(
             iter,
-            [](scalar_t a) -> scalar_t { return cbrt_scalar(a); },
+            [](scalar_t a) -> scalar_t {
+              return vec::cbrt_detail::cbrt_scalar(a);
+            },
             [](Vectorized<scalar_t> a) { return a.cbrt(); });
       });
 }

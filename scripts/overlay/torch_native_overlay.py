@@ -1,19 +1,19 @@
-"""Loads the out-of-tree cbrt operator overlay into this torch.
+"""Loads the out-of-tree overlay of the patch set's native operators into this torch.
 
-Installed as the package ``_torch_cbrt_overlay`` next to ``torch`` (by
+Installed as the package ``_torch_native_overlay`` next to ``torch`` (by
 scripts/overlay/install.py), beside the two shared objects that
 scripts/overlay/CMakeLists.txt builds into it.  torch/__init__.py imports it
 right after ``torch._C`` is initialised: importing the extension loads
-libtorch_cbrt_overlay.so, whose static initializers register aten::cbrt*,
-and then adds torch._C._VariableFunctions.cbrt/cbrt_ (copied into ``torch``
-by torch/__init__.py a few lines later), torch._C.TensorBase.cbrt/cbrt_ and
-torch._C._functions.CbrtBackward0 — all before torch._prims and torch._refs
-are imported.
+libtorch_native_overlay.so, whose static initializers register the new
+aten:: operators, and then adds their bindings to torch._C._VariableFunctions
+(copied into ``torch`` by torch/__init__.py a few lines later) and
+torch._C.TensorBase, and their autograd Nodes to torch._C._functions — all
+before torch._prims and torch._refs are imported.
 
 It also keys torch.compile's caches by the overlay's content.  Inductor's C++
 kernel cache is keyed by a kernel's source and compile command, not by the
-headers it includes, so after a rebuild that changed a header (the
-vectorized cube root, say) a compiled cbrt could keep running a kernel built
+headers it includes, so after a rebuild that changed a header (a vectorized
+primitive, say) a compiled operator could keep running a kernel built
 against the old one.  TORCHINDUCTOR_CACHE_DIR (or, when unset, Inductor's
 default folder) gets a subfolder named after the digest of the build's
 inputs: each build compiles into its own cache, and reuses it.
@@ -24,11 +24,11 @@ import os
 import re
 import tempfile
 
-from . import _torch_cbrt_overlay_C  # noqa: F401
+from . import _torch_native_overlay_C  # noqa: F401
 
 # The digest of the inputs of the build that installed this file (scripts/overlay/install.py writes it).
 CONTENT_KEY = "unset"
-CACHE_SUBDIR_PREFIX = "cbrt-overlay-"
+CACHE_SUBDIR_PREFIX = "native-overlay-"
 
 
 def inductor_default_cache_dir() -> str:

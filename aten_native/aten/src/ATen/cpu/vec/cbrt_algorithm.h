@@ -1,6 +1,20 @@
 #pragma once
 
-#include <c10/macros/Macros.h>
+// The cube root of Vectorized<T>::cbrt() (vec_cbrt.h): one algorithm over an
+// Ops class, and its scalar form cbrt_detail::cbrt_scalar for single elements
+// (the CPU kernel's strided inputs and loop tails, Inductor's scalar C++).
+// Apart from vec_cbrt.h because it does not need Vectorized: Inductor's
+// cpp_prefix.h includes it where it does not include vec.h.
+//
+// Everything is inside CPU_CAPABILITY, as the rest of the vec code: each
+// capability's objects define their own copies, so the linker cannot give
+// one capability's kernel a function compiled for another (at -O0 nothing is
+// inlined). The namespace is cbrt_detail, not detail: an
+// at::vec::CPU_CAPABILITY::detail would hide at::detail from the detail::
+// names of functional_base.h.
+
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
 #include <c10/util/bit_cast.h>
 
 #include <cmath>
@@ -8,16 +22,18 @@
 #include <limits>
 #include <type_traits>
 
-namespace c10 {
+namespace at::vec {
+inline namespace CPU_CAPABILITY {
+namespace cbrt_detail {
 
 // NOTE: [Portable cube root]
-// cbrt_portable() gives the same bits on every CPU capability, CPU
-// architecture and GPU: it is the scalar form of Vectorized<T>::cbrt()
-// (ATen/cpu/vec/vec_cbrt.h), which instantiates the templates in cbrt_detail
-// with vector operations. Every product that feeds a sum is an explicit fused
-// multiply-add, so floating-point contraction cannot change a result; the
-// other operations are exact or correctly rounded IEEE operations. Zeros keep
-// their sign, cbrt(+-inf) = +-inf, NaN gives NaN (its payload is unspecified).
+// Vectorized<T>::cbrt() gives the same bits on every CPU capability and CPU
+// architecture, and cbrt_scalar() gives the bits of each of its lanes: both
+// instantiate the templates below, with vector or scalar operations. Every
+// product that feeds a sum is an explicit fused multiply-add, so
+// floating-point contraction cannot change a result; the other operations are
+// exact or correctly rounded IEEE operations. Zeros keep their sign,
+// cbrt(+-inf) = +-inf, NaN gives NaN (its payload is unspecified).
 //
 // float, error <= 0.735 ulp on every input (bound: 0.5 + 1/3 ulp + 2^-32):
 //   1. r ~= ax^(-1/3) from the bit pattern: bits(r) = K - bits(ax) / 3, the
@@ -46,7 +62,6 @@ namespace c10 {
 //   Subnormal inputs are scaled by 2^300, refined by a cubic step and a
 //   Newton step on an fma-exact residual (error <= 0.5 ulp + 2^-100), and
 //   scaled back by 2^-100.
-namespace cbrt_detail {
 
 // The operations of the algorithm on one float or double.
 template <typename T>
@@ -54,57 +69,40 @@ struct ScalarOps {
   using F = T;
   using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
 
-  static C10_HOST_DEVICE T fma(T a, T b, T c) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    if constexpr (sizeof(T) == 4) {
-      return __fmaf_rn(a, b, c);
-    } else {
-      return __fma_rn(a, b, c);
-    }
-#else
+  static T fma(T a, T b, T c) {
     return std::fma(a, b, c);
-#endif
   }
-  static C10_HOST_DEVICE T fms(T a, T b, T c) {
+  static T fms(T a, T b, T c) {
     return fma(a, b, -c);
   }
-  static C10_HOST_DEVICE T fnma(T a, T b, T c) {
+  static T fnma(T a, T b, T c) {
     return fma(-a, b, c);
   }
-  // Rounded on its own: nvcc may not contract it into a later addition.
-  static C10_HOST_DEVICE T mul(T a, T b) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    if constexpr (sizeof(T) == 4) {
-      return __fmul_rn(a, b);
-    } else {
-      return __dmul_rn(a, b);
-    }
-#else
+  static T mul(T a, T b) {
     return a * b;
-#endif
   }
-  static C10_HOST_DEVICE I bits(T a) {
+  static I bits(T a) {
     return c10::bit_cast<I>(a);
   }
-  static C10_HOST_DEVICE T from_bits(I a) {
+  static T from_bits(I a) {
     return c10::bit_cast<T>(a);
   }
   // Only called on values that convert exactly, or rounded to nearest.
-  static C10_HOST_DEVICE T to_float(I a) {
+  static T to_float(I a) {
     return static_cast<T>(a);
   }
-  static C10_HOST_DEVICE I to_int(T a) {
+  static I to_int(T a) {
     return static_cast<I>(a);
   }
   // value where v < 0, else 0.
-  static C10_HOST_DEVICE I if_negative(T v, I value) {
+  static I if_negative(T v, I value) {
     return v < T(0) ? value : I(0);
   }
-  static C10_HOST_DEVICE T abs(T a) {
+  static T abs(T a) {
     return from_bits(bits(a) & std::numeric_limits<I>::max());
   }
   // magnitude (sign bit clear) with the sign of x.
-  static C10_HOST_DEVICE T with_sign_of(T magnitude, T x) {
+  static T with_sign_of(T magnitude, T x) {
     return from_bits(
         bits(magnitude) | (bits(x) & std::numeric_limits<I>::min()));
   }
@@ -113,7 +111,7 @@ struct ScalarOps {
 // Step 1 for float: r ~= ax^(-1/3) for normal ax, finite for ax = 0. The
 // subtraction result is an integer above 2^29, so its conversion is exact.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_estimate_float(const F& ax) {
+inline F rcbrt_estimate_float(const F& ax) {
   const F k = Ops::fnma(
       Ops::to_float(Ops::bits(ax)), F(1.0f / 3), F(float(0x54a21400)));
   return Ops::from_bits(Ops::to_int(k));
@@ -121,7 +119,7 @@ C10_HOST_DEVICE inline F rcbrt_estimate_float(const F& ax) {
 
 // Step 2 for float: returns h = 1 - ax r^3 and sets r2 = r^2.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_residual_float(const F& ax, F& r2) {
+inline F rcbrt_residual_float(const F& ax, F& r2) {
   const F r = rcbrt_estimate_float<Ops>(ax);
   r2 = Ops::mul(r, r);
   return Ops::fnma(Ops::mul(ax, r), r2, F(1.0f));
@@ -129,7 +127,7 @@ C10_HOST_DEVICE inline F rcbrt_residual_float(const F& ax, F& r2) {
 
 // Minimax coefficients of P for -0.1042 <= h <= 0.1007 (see the note).
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_squared_float(const F& ax) {
+inline F rcbrt_squared_float(const F& ax) {
   F r2;
   const F h = rcbrt_residual_float<Ops>(ax, r2);
   const F p =
@@ -138,7 +136,7 @@ C10_HOST_DEVICE inline F rcbrt_squared_float(const F& ax) {
 }
 
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_squared_bfloat16(const F& ax) {
+inline F rcbrt_squared_bfloat16(const F& ax) {
   F r2;
   const F h = rcbrt_residual_float<Ops>(ax, r2);
   const F p = Ops::fma(
@@ -150,7 +148,7 @@ C10_HOST_DEVICE inline F rcbrt_squared_bfloat16(const F& ax) {
 
 // P has odd degree: for an infinite input P(-inf) = -inf makes q = +inf.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_squared_half(const F& ax) {
+inline F rcbrt_squared_half(const F& ax) {
   F r2;
   const F h = rcbrt_residual_float<Ops>(ax, r2);
   const F p = Ops::fma(F(0.5574942f), h, F(0.67054576f));
@@ -159,7 +157,7 @@ C10_HOST_DEVICE inline F rcbrt_squared_half(const F& ax) {
 
 // cbrt(x) within 0.74 ulp for normal or zero x, ax = |x|.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F cbrt_float_normal(const F& x, const F& ax) {
+inline F cbrt_float_normal(const F& x, const F& ax) {
   const F q = rcbrt_squared_float<Ops>(ax);
   const F y = Ops::mul(x, q);
   const F s =
@@ -169,13 +167,13 @@ C10_HOST_DEVICE inline F cbrt_float_normal(const F& x, const F& ax) {
 
 // A float that rounds to the same bfloat16 as cbrt(x), for normal or zero x.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F cbrt_bfloat16_normal(const F& x, const F& ax) {
+inline F cbrt_bfloat16_normal(const F& x, const F& ax) {
   return Ops::mul(x, rcbrt_squared_bfloat16<Ops>(ax));
 }
 
 // y rounded to bfloat16, half away from zero (y is never halfway).
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F round_to_bfloat16(const F& y) {
+inline F round_to_bfloat16(const F& y) {
   using I = typename Ops::I;
   return Ops::from_bits(
       (Ops::bits(y) + I(0x8000)) & I(static_cast<int32_t>(0xffff0000)));
@@ -184,9 +182,7 @@ C10_HOST_DEVICE inline F round_to_bfloat16(const F& y) {
 // Step 3 of the float cube root, or with kBFloat16 of the bfloat16 one (a
 // float that rounds to the same bfloat16 as cbrt(x)), for normal or zero x.
 template <bool kBFloat16, typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F cbrt_float_or_bfloat16_normal(
-    const F& x,
-    const F& ax) {
+inline F cbrt_float_or_bfloat16_normal(const F& x, const F& ax) {
   if constexpr (kBFloat16) {
     return cbrt_bfloat16_normal<Ops>(x, ax);
   } else {
@@ -198,7 +194,7 @@ C10_HOST_DEVICE inline F cbrt_float_or_bfloat16_normal(
 // 2^24 and its result by 2^-8, both exactly; infinities and NaNs are returned
 // as they are.
 template <bool kBFloat16>
-C10_HOST_DEVICE inline float cbrt_float_or_bfloat16(float x) {
+inline float cbrt_float_or_bfloat16(float x) {
   using Ops = ScalarOps<float>;
   const float ax = Ops::abs(x);
   if (!(ax <= std::numeric_limits<float>::max())) {
@@ -217,7 +213,7 @@ C10_HOST_DEVICE inline float cbrt_float_or_bfloat16(float x) {
 // Infinities and NaNs pass through: y is then inf or NaN, which the rounding
 // keeps (a NaN widened from half has payload bits above those it clears).
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F cbrt_half(const F& x) {
+inline F cbrt_half(const F& x) {
   using I = typename Ops::I;
   const F ax = Ops::abs(x);
   const F y = Ops::mul(ax, rcbrt_squared_half<Ops>(ax));
@@ -232,7 +228,7 @@ C10_HOST_DEVICE inline F cbrt_half(const F& x) {
 // Step 1 for double, on the high word: r ~= ax^(-1/3) for normal ax.
 // u = 2^52 + K - hi / 3, rounded to an integer by the magnitude of 2^52.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_estimate_double(const F& ax) {
+inline F rcbrt_estimate_double(const F& ax) {
   using I = typename Ops::I;
   const F high_word =
       Ops::from_bits((Ops::bits(ax) >> I(32)) | I(INT64_C(0x4330000000000000)));
@@ -243,7 +239,7 @@ C10_HOST_DEVICE inline F rcbrt_estimate_double(const F& ax) {
 
 // Step 2 for double: r (1 + h P(h)) with h = 1 - ax r^3.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F rcbrt_step_double(const F& ax, const F& r) {
+inline F rcbrt_step_double(const F& ax, const F& r) {
   const F h = Ops::fnma(Ops::mul(ax, r), Ops::mul(r, r), F(1.0));
   const F p = Ops::fma(
       Ops::fma(
@@ -257,7 +253,7 @@ C10_HOST_DEVICE inline F rcbrt_step_double(const F& ax, const F& r) {
 
 // cbrt(ax) within 0.67 ulp for normal or zero ax >= 0.
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F cbrt_double_normal(const F& ax) {
+inline F cbrt_double_normal(const F& ax) {
   const F r = rcbrt_step_double<Ops>(ax, rcbrt_estimate_double<Ops>(ax));
   const F r2 = Ops::mul(r, r);
   // y0 = ax r^2 with a single rounding.
@@ -269,7 +265,7 @@ C10_HOST_DEVICE inline F cbrt_double_normal(const F& ax) {
 // cbrt(a) within 0.5 ulp + 2^-100 for normal a >= 2^-800 (a scaled
 // subnormal).
 template <typename Ops, typename F = typename Ops::F>
-C10_HOST_DEVICE inline F cbrt_double_accurate(const F& a) {
+inline F cbrt_double_accurate(const F& a) {
   F r = rcbrt_step_double<Ops>(a, rcbrt_estimate_double<Ops>(a));
   // Cubic step: 2^-22.8 -> ~2^-64.
   const F h = Ops::fnma(Ops::mul(a, r), Ops::mul(r, r), F(1.0));
@@ -282,39 +278,40 @@ C10_HOST_DEVICE inline F cbrt_double_accurate(const F& a) {
   return Ops::fnma(residual, Ops::mul(r2, F(1.0 / 3)), y);
 }
 
-} // namespace cbrt_detail
-
-// Real cube root; see NOTE: [Portable cube root].
-C10_HOST_DEVICE inline float cbrt_portable(float x) {
-  return cbrt_detail::cbrt_float_or_bfloat16<false>(x);
+// Real cube root; see NOTE: [Portable cube root]. The scalar form of
+// Vectorized<T>::cbrt(): the same bits as each of its lanes.
+inline float cbrt_scalar(float x) {
+  return cbrt_float_or_bfloat16<false>(x);
 }
 
-C10_HOST_DEVICE inline double cbrt_portable(double x) {
-  using Ops = cbrt_detail::ScalarOps<double>;
+inline double cbrt_scalar(double x) {
+  using Ops = ScalarOps<double>;
   const double ax = Ops::abs(x);
   if (!(ax <= std::numeric_limits<double>::max())) {
     return x;
   }
   if (ax < std::numeric_limits<double>::min() && ax != 0) {
-    const double y =
-        cbrt_detail::cbrt_double_accurate<Ops>(Ops::mul(ax, 0x1p300));
+    const double y = cbrt_double_accurate<Ops>(Ops::mul(ax, 0x1p300));
     return Ops::with_sign_of(Ops::mul(y, 0x1p-100), x);
   }
-  return Ops::with_sign_of(cbrt_detail::cbrt_double_normal<Ops>(ax), x);
+  return Ops::with_sign_of(cbrt_double_normal<Ops>(ax), x);
 }
 
-// The cube root of x, a half value widened to float, correctly rounded to
-// half: the result is exactly that half value.
-C10_HOST_DEVICE inline float cbrt_portable_half(float x) {
-  return cbrt_detail::cbrt_half<cbrt_detail::ScalarOps<float>>(x);
+// Correctly rounded, computed in float: the float result is a half value,
+// which the conversion keeps.
+inline c10::Half cbrt_scalar(c10::Half x) {
+  return static_cast<c10::Half>(
+      cbrt_half<ScalarOps<float>>(static_cast<float>(x)));
 }
 
-// The cube root of x, a bfloat16 value widened to float, correctly rounded to
-// bfloat16: the result is exactly that bfloat16 value. The rounding keeps
-// infinities and the NaNs widened from bfloat16 (their low 16 bits are 0).
-C10_HOST_DEVICE inline float cbrt_portable_bfloat16(float x) {
-  return cbrt_detail::round_to_bfloat16<cbrt_detail::ScalarOps<float>>(
-      cbrt_detail::cbrt_float_or_bfloat16<true>(x));
+// Correctly rounded, computed in float: the float result is a bfloat16
+// value, which the conversion keeps. The rounding keeps infinities and the
+// NaNs widened from bfloat16 (their low 16 bits are 0).
+inline c10::BFloat16 cbrt_scalar(c10::BFloat16 x) {
+  return static_cast<c10::BFloat16>(round_to_bfloat16<ScalarOps<float>>(
+      cbrt_float_or_bfloat16<true>(static_cast<float>(x))));
 }
 
-} // namespace c10
+} // namespace cbrt_detail
+} // namespace CPU_CAPABILITY
+} // namespace at::vec

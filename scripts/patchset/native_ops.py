@@ -1,0 +1,113 @@
+"""The operators the patch set adds, read from its sources: every `- func:` a native_functions.yaml fragment adds.
+
+No tool names an operator: the overlay's torchgen run, the upstream lane's test filters and the series checks all
+take the operators from here, so a new operator is added by its sources alone (a `- func:` fragment, its kernel
+files, its topic in topics.toml).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from scripts.patchset.fragments import Sources, load_sources
+
+NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
+FUNC_LINE = re.compile(r"^- func:\s*([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\s*\(")
+
+
+@dataclass(frozen=True)
+class NativeOp:
+    """One `- func:` entry: `op`, `op_`, `op.out`, ..."""
+
+    base: str  # the operator name without its overload: "op_" of "op_", "op" of "op.out"
+    overload: str  # "" or "out", ...
+    topic: str  # the topic (commit) whose fragment adds it
+    schema: str  # the full `- func:` value
+    variants: tuple[str, ...] = ("function",)  # its `variants:` (torchgen's default: function)
+
+    @property
+    def name(self) -> str:
+        """As torchgen and the dispatcher spell it: `op.out`."""
+        return f"{self.base}.{self.overload}" if self.overload else self.base
+
+    @property
+    def qualified(self) -> str:
+        return f"aten::{self.name}"
+
+    @property
+    def inplace(self) -> bool:
+        return is_inplace(self.base)
+
+    @property
+    def functional(self) -> bool:
+        """Neither in-place nor out=: it writes none of its arguments (no `(a!)` in the schema)."""
+        return not self.inplace and "!" not in self.schema
+
+    @property
+    def root(self) -> str:
+        """torchgen's root_name: the base name without the in-place `_` (what groups op, op_ and op.out)."""
+        return root_name(self.base)
+
+
+def is_inplace(base: str) -> bool:
+    """As torchgen.model.BaseOperatorName.parse: a trailing `_` marks in-place, dunder methods aside."""
+    if base.startswith("__") and base.endswith("__"):
+        return base.startswith("__i")
+    return base.endswith("_")
+
+
+def root_name(base: str) -> str:
+    if base.startswith("__") and base.endswith("__"):
+        inner = base[2:-2]
+        return inner[1:] if base.startswith("__i") else inner
+    name = base[:-1] if base.endswith("_") else base
+    return name.removesuffix("_functional")
+
+
+def native_ops(sources: Sources | None = None, topics: Iterable[str] | None = None) -> tuple[NativeOp, ...]:
+    """Every operator the fragments of native_functions.yaml add, in file order; only `topics`' when given."""
+    sources = load_sources() if sources is None else sources
+    wanted = None if topics is None else set(topics)
+    ops: list[NativeOp] = []
+    for fragment_file in sources.fragment_files:
+        if fragment_file.upstream_path != NATIVE_FUNCTIONS:
+            continue
+        for fragment in fragment_file.fragments:
+            if wanted is not None and fragment.topic not in wanted:
+                continue
+            for at, line in enumerate(fragment.text):
+                match = FUNC_LINE.match(line)
+                if match:
+                    schema = line.split(":", 1)[1].strip()
+                    variants = entry_variants(fragment.text[at + 1 :])
+                    ops.append(NativeOp(match.group(1), match.group(2) or "", fragment.topic, schema, variants))
+    return tuple(ops)
+
+
+def entry_variants(following: Iterable[str]) -> tuple[str, ...]:
+    """The `variants:` of the entry whose lines follow its `- func:` line."""
+    for line in following:
+        if line.startswith("- "):
+            break
+        key, _, value = line.strip().partition(":")
+        if key == "variants":
+            return tuple(v.strip() for v in value.split("#")[0].split(",") if v.strip())
+    return ("function",)
+
+
+def root_names(ops: Iterable[NativeOp]) -> tuple[str, ...]:
+    """The operators' root names (`op` for op, op_ and op.out), each once, in order."""
+    return tuple(dict.fromkeys(op.root for op in ops))
+
+
+def base_names(ops: Iterable[NativeOp]) -> tuple[str, ...]:
+    """The operators' names without overload (`op`, `op_`), each once, in order."""
+    return tuple(dict.fromkeys(op.base for op in ops))
+
+
+def pytest_keyword(ops: Iterable[NativeOp], *extra: str) -> str:
+    """A pytest -k expression selecting the tests that name any of the operators (and `extra` terms)."""
+    terms = [*root_names(ops), *extra]
+    return " or ".join(dict.fromkeys(terms))
