@@ -14,6 +14,11 @@ PYTEST_ARGS ?=
 
 all: overlay demo
 
+# What PyTorch's CI sets and torch reads (docs/TESTING.md: Inductor refuses an implicit fallback for an operator
+# with a decomposition, hypothesis runs the pytorch_ci profile, functorch errors on custom-op aliasing). Every run
+# of the tests, here or in CI, is a CI run; the setting reaches the targets' prerequisites too.
+test test-slow mutants gpu-rehearse pytorch: export CI = true
+
 # uv installs the 5 GB of wheels in parallel (about a minute, where pip takes two or more); pip is the
 # fallback. Copies, not links into uv's cache: the overlay rewrites files of the venv.
 UV_VERSION := 0.9.30

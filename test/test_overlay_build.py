@@ -15,6 +15,7 @@ import pytest
 
 import scripts.overlay.build as overlay_build
 from scripts.overlay.install import HOOK, PACKAGE
+from scripts.patchset.fragments import load_sources
 from scripts.patchset.pin import load_pin
 from scripts.testing.mutants import scratch_copy
 
@@ -194,7 +195,7 @@ def test_nothing_changed_means_nothing_is_rebuilt(
     assert fake.compiles == 2 and (site_of(python) / PACKAGE / LIBRARY).read_bytes() == b"v1"
 
 
-def test_off_the_pin_a_python_fragment_that_does_not_apply_is_skipped_and_named(
+def test_off_the_pin_a_topic_whose_python_fragment_does_not_apply_is_left_out_and_named(
     fake: FakeBuild, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     python = fake_install(tmp_path, "2.12.0")
@@ -202,9 +203,10 @@ def test_off_the_pin_a_python_fragment_that_does_not_apply_is_skipped_and_named(
     assert overlay_build.main(["--python", python]) == 0
     assert loaded(python) == "v1"
     skipped = [line for line in capsys.readouterr().err.splitlines() if line.startswith("overlay: skipped")]
-    assert skipped == [f"overlay: skipped {PRIMS} left as shipped: frontend/{PRIMS}.fragments.toml fragment #1: "
-                       "anchor '    # Returns the real cubic root of the number.' not found in torch/_prims/__init__.py; "
-                       "upstream changed this file: update the anchor"]
+    topic = next(f.topic for ff in load_sources().fragment_files if ff.upstream_path == PRIMS for f in ff.fragments)
+    assert skipped == [f"overlay: skipped topic {topic}'s Python fragments left out: frontend/{PRIMS}.fragments.toml "
+                       "fragment #1: anchor '    # Returns the real cubic root of the number.' not found in "
+                       "torch/_prims/__init__.py; upstream changed this file: update the anchor"]
     assert (site_of(python) / PRIMS).read_text() == "def cbrt(a):\n    return a\n"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import NATIVE_FUNCTIONS, write
+from conftest import NATIVE_FUNCTIONS, fragment_toml, write
 
 import scripts.overlay.venv_patch as venv_patch
 from scripts.patchset.fragments import load_sources
@@ -52,3 +52,64 @@ def test_off_the_pin_a_yaml_fragment_must_still_apply(
     with pytest.raises(Exception, match="anchor 'missing line' not found"):
         venv_patch.patch_install(site, on_pin=False)
     assert (site / YAML_MEMBER).read_text() == NATIVE_FUNCTIONS
+
+
+REFS_MEMBER = "torch/_refs/__init__.py"
+LOWERING_MEMBER = "torch/_inductor/lowering.py"
+REFS = "def sqrt(a):\n    return a\n"
+
+
+def python_topic_in_two_files(site: Path, sources_root: Path, later_topic_anchor: str) -> None:
+    """Topic one registers a decomposition in _refs and its lowering in lowering.py, whose anchor this torch lacks;
+    topic two adds a line to _refs after `later_topic_anchor`."""
+    write(site / REFS_MEMBER, REFS)
+    write(site / LOWERING_MEMBER, "lowerings = {}\n")
+    write(
+        sources_root / "frontend/torch/_refs/__init__.py.fragments.toml",
+        fragment_toml("one", "after", "    return a\n", "\n\ndef cbrt(a):\n    return a\n")
+        + fragment_toml("two", "after", f"{later_topic_anchor}\n", "# documented\n"),
+    )
+    write(
+        sources_root / "frontend/torch/_inductor/lowering.py.fragments.toml",
+        fragment_toml("one", "after", "lowerings: dict = {}\n", "register(cbrt)\n"),
+    )
+
+
+def test_off_the_pin_a_topic_whose_python_fragment_fails_is_left_out_of_every_file(
+    site: Path, sources_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Applying topic one's _refs fragment alone would give aten.cbrt a decomposition and no lowering, which
+    # Inductor refuses under CI=1: the install holds whole topics or none of them.
+    use_sources(monkeypatch, sources_root)
+    python_topic_in_two_files(site, sources_root, later_topic_anchor="def sqrt(a):")
+    result = venv_patch.patch_install(site, on_pin=False)
+    assert (site / REFS_MEMBER).read_text() == "def sqrt(a):\n# documented\n    return a\n"
+    assert (site / LOWERING_MEMBER).read_text() == "lowerings = {}\n"
+    assert "- func: cbrt(Tensor self) -> Tensor" in (site / YAML_MEMBER).read_text()  # the build part stays whole
+    assert result.skipped == [
+        "topic one's Python fragments left out: frontend/torch/_inductor/lowering.py.fragments.toml fragment #1: "
+        "anchor 'lowerings: dict = {}' not found in torch/_inductor/lowering.py; upstream changed this file: "
+        "update the anchor"
+    ]
+
+
+def test_off_the_pin_a_topic_anchored_on_a_left_out_topic_is_left_out_too(
+    site: Path, sources_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_sources(monkeypatch, sources_root)
+    python_topic_in_two_files(site, sources_root, later_topic_anchor="def cbrt(a):")
+    result = venv_patch.patch_install(site, on_pin=False)
+    assert (site / REFS_MEMBER).read_text() == REFS
+    assert [line.split(":")[0] for line in result.skipped] == [
+        "topic one's Python fragments left out", "topic two's Python fragments left out"]
+
+
+def test_on_the_pin_a_python_fragment_that_fails_is_an_error(
+    site: Path, sources_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_sources(monkeypatch, sources_root)
+    python_topic_in_two_files(site, sources_root, later_topic_anchor="def sqrt(a):")
+    monkeypatch.setattr(venv_patch, "check_base_file", lambda *args: None)
+    with pytest.raises(Exception, match="anchor 'lowerings: dict = {}' not found"):
+        venv_patch.patch_install(site, on_pin=True)
+    assert (site / REFS_MEMBER).read_text() == REFS

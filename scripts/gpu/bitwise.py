@@ -159,8 +159,11 @@ def main() -> int:
             results.append(compare(DTYPES[name], args.device, args.sample, args.seed))
         except Exception as error:  # the summary keeps the last line: name the failure there, not dynamo's hint
             traceback.print_exc()
-            first_line = next((line for line in str(error).splitlines() if line.strip()), "")
-            print(f"bitwise: error: {name} ({args.device}): {type(error).__name__}: {first_line[:300]}",
+            cause = error  # dynamo wraps the backend's exception (BackendCompilerFailed ... from it): name that one
+            while cause.__cause__ is not None:
+                cause = cause.__cause__
+            first_line = next((line for line in str(cause).splitlines() if line.strip()), "")
+            print(f"bitwise: error: {name} ({args.device}): {type(cause).__name__}: {first_line[:300]}",
                   file=sys.stderr)
             return 1
     for r in results:

@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     pin = load_pin().version
     print(f"overlay: {python} has torch {target.torch_version} in {target.site}"
-          + ("" if build.on_pin else f" (not the pinned {pin}: Python fragments that do not apply are skipped)"))
+          + ("" if build.on_pin else f" (not the pinned {pin}: a topic whose Python fragments do not all apply is left out of the Python part)"))
     try:
         build_and_install(build, inputs)
     except (StepError, KeyboardInterrupt) as error:
@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"overlay: error: {reason}; the install was put back as it was: {describe_installed(build)}",
               file=sys.stderr)
         return 1
-    skipped = f"; {len(build.skipped)} Python fragment file(s) skipped (listed above)" if build.skipped else ""
+    skipped = f"; {len(build.skipped)} topic(s) left out of the Python part (listed above)" if build.skipped else ""
     print(f"overlay: ready in {time.monotonic() - started:.1f}s{skipped}")
     return 0
 

@@ -75,7 +75,7 @@ class Record:
     skipped_fragments: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
-        skipped = f", {len(self.skipped_fragments)} Python fragment(s) skipped" if self.skipped_fragments else ""
+        skipped = f", {len(self.skipped_fragments)} topic(s) left out of the Python part" if self.skipped_fragments else ""
         return f"torch {self.torch} with the native-operator overlay built {self.built_at} from {self.commit}{skipped}"
 
 

@@ -55,16 +55,37 @@ def atomic_write(path: Path, content: bytes) -> None:
 @dataclass
 class Patched:
     contents: dict[str, bytes] = field(default_factory=dict)  # wheel member -> patched content
-    skipped: list[str] = field(default_factory=list)  # one line per fragment file left out
+    skipped: list[str] = field(default_factory=list)  # one line per topic left out of the Python part, and why
 
 
 def patched_contents(
     site: Path, sources: Sources, on_pin: bool, in_part: Callable[[str], bool], needed: frozenset[str] = frozenset()
 ) -> Patched:
-    """Every file of the part that the patch set edits or adds. Off the pin, a Python file whose
-    fragments do not apply is left as shipped and reported, unless it is `needed` (upstream paths)."""
+    """Every file of the part that the patch set edits or adds. Off the pin, a topic with a Python fragment that
+    does not apply has none of its Python fragments applied, and is reported, unless the file is `needed` (upstream
+    paths). A topic's Python parts only work together: its _refs entry registers a decomposition that its inductor
+    lowering takes over, and Inductor under CI=1 refuses an operator that has a decomposition and no lowering. So
+    the install is shipped torch plus whole topics, never a state that no commit of the series has. A topic left
+    out can take later ones with it (their anchors may be its lines): each round starts again from the shipped
+    files without the topics left out so far, until every remaining one applies."""
+    left_out: dict[str, str] = {}  # topic id -> why
+    while True:
+        patched, failed = _patched_without(site, sources, on_pin, in_part, needed, frozenset(left_out))
+        if not failed:
+            patched.skipped = [f"topic {topic}'s Python fragments left out: {why}" for topic, why in left_out.items()]
+            return patched
+        left_out |= failed
+
+
+def _patched_without(
+    site: Path, sources: Sources, on_pin: bool, in_part: Callable[[str], bool], needed: frozenset[str],
+    left_out: frozenset[str],
+) -> tuple[Patched, dict[str, str]]:
+    """The part's files with every topic applied, less the Python fragments and files of `left_out`, and the topics
+    whose Python fragments failed (-> why)."""
     pin = load_pin()
     patched = Patched()
+    failed: dict[str, str] = {}
     for fragment_file in sources.fragment_files:
         member = wheel_member_of(fragment_file.upstream_path)
         if member is None or not in_part(member) or not (site / member).is_file():
@@ -77,20 +98,26 @@ def patched_contents(
         except DriftError:
             if on_pin:
                 raise
-        ordered = tuple(f for t in sources.topics for f in fragment_file.fragments if f.topic == t.id)
-        try:
-            text, _ = apply_fragments_to_text(original.decode(), ordered, fragment_file.upstream_path)
-        except FragmentError as error:
-            if on_pin or not member.endswith(PYTHON_SUFFIXES) or fragment_file.upstream_path in needed:
-                raise
-            patched.skipped.append(f"{fragment_file.upstream_path} left as shipped: {error}")
-            text = original.decode()
+        text = original.decode()
+        python = member.endswith(PYTHON_SUFFIXES)
+        for topic in sources.topics:
+            ordered = tuple(f for f in fragment_file.fragments if f.topic == topic.id)
+            if not ordered or (python and topic.id in left_out):
+                continue
+            try:
+                text, _ = apply_fragments_to_text(text, ordered, fragment_file.upstream_path)
+            except FragmentError as error:
+                if on_pin or not python or fragment_file.upstream_path in needed:
+                    raise
+                failed.setdefault(topic.id, str(error))
         patched.contents[member] = text.encode()
     for new_file in sources.new_files:
         member = wheel_member_of(new_file.upstream_path)
-        if member is not None and in_part(member):
+        if member is None or not in_part(member):
+            continue
+        if not (left_out and member.endswith(PYTHON_SUFFIXES) and sources.topic_of_new_file(new_file.upstream_path) in left_out):
             patched.contents[member] = new_file.source.read_bytes()
-    return patched
+    return patched, failed
 
 
 PYTHON_SUFFIXES = (".py", ".pyi")

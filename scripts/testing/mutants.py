@@ -261,6 +261,20 @@ MUTANTS = (
         (DIVMOD_TESTS, "-k", "every_length"),
         rebuild=True,
     ),
+    Mutant(
+        "off the pin, a topic whose Python fragment fails keeps its fragments in the files where they apply",
+        "scripts/overlay/venv_patch.py",
+        "        if not failed:\n",
+        "        if True:  # the first round: only the file that failed goes without the topic\n",
+        ("test/test_venv_patch.py", "-k", "left_out"),
+    ),
+    Mutant(
+        "a failing step's report names the wrapper's 'raised:' line instead of the exception inside it",
+        "scripts/testing/failure_report.py",
+        '        if line.endswith("raised:") and index + 1 < len(lines):\n',
+        "        if False:\n",
+        ("test/test_failure_report.py",),
+    ),
 )
 
 
