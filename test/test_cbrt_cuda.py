@@ -49,7 +49,7 @@ def test_cuda_is_within_libdevices_documented_error(name: str) -> None:
 @pytest.mark.parametrize("name", DTYPES)
 def test_compiled_cuda_gives_eager_bits(name: str) -> None:
     if not bitwise.lowering_available():
-        pytest.skip("this torch has no inductor lowering of cbrt (the overlay's fragments do not apply to it)")
+        pytest.skip("this torch has no inductor lowering of cbrt (the overlay left the topic's Python fragments out)")
     result = bitwise.compare(DTYPES[name], "cuda", sample=SAMPLE, seed=1)
     assert result["lowered"] and result["different"] == 0, result
 

@@ -205,7 +205,7 @@ def test_off_the_pin_a_topic_whose_python_fragment_does_not_apply_is_left_out_an
     skipped = [line for line in capsys.readouterr().err.splitlines() if line.startswith("overlay: skipped")]
     topic = next(f.topic for ff in load_sources().fragment_files if ff.upstream_path == PRIMS for f in ff.fragments)
     assert skipped == [f"overlay: skipped topic {topic}'s Python fragments left out: frontend/{PRIMS}.fragments.toml "
-                       "fragment #1: anchor '    # Returns the real cubic root of the number.' not found in "
+                       "fragment #1: anchor '    return torch.copysign(torch.pow(a.abs(), 1 / 3), a)' not found in "
                        "torch/_prims/__init__.py; upstream changed this file: update the anchor"]
     assert (site_of(python) / PRIMS).read_text() == "def cbrt(a):\n    return a\n"
 

@@ -2,8 +2,8 @@
 input, and large float32 and float64 samples of random bit patterns plus every special class (subnormals
 included). Any two NaNs count as equal (their payloads may differ). Exits 1 on any other difference, or when the
 compiled code does not run the lowering (a fallback to the aten kernel would make the comparison vacuous), unless
-this torch has no lowering to run (torch 2.11, where the overlay's inductor fragments do not apply): then it says
-NOT COMPARED and passes.
+this torch has no lowering to run (one whose files the topic's Python fragments do not fit, which the overlay then
+leaves out whole): then it says NOT COMPARED and passes. Torch 2.11.0, the GPU machine's, takes the whole topic.
 
 On CUDA, eager runs CbrtKernel.cu (libdevice's cbrtf and cbrt, linked by nvcc) and the compiled code a Triton
 kernel calling libdevice.cbrt (cbrtf in float for half and bfloat16, rounded once, as eager does): the same
@@ -106,8 +106,8 @@ def lowered(code: str, device: str) -> bool:
 
 
 def lowering_available() -> bool:
-    """Whether this torch's inductor has the cbrt lowering: the overlay leaves torch/_inductor/codegen/common.py as
-    shipped where its fragments do not apply (torch 2.11), and compiled code then runs the eager kernel."""
+    """Whether this torch's inductor has the cbrt lowering: off the pin, the overlay leaves out the topic's Python
+    fragments, its lowering among them, on a torch whose files they do not all fit (scripts/overlay/venv_patch.py)."""
     from torch._inductor.codegen import common
 
     return "cbrt" in getattr(common, "pointwise_overrides_data", {})
