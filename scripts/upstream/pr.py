@@ -120,10 +120,10 @@ def fragments_on(sources: Sources, path: str) -> list[Fragment]:
     return [f for ff in sources.fragment_files if ff.upstream_path == path for f in ff.fragments]
 
 
-def replaced_code(sources: Sources, path: str, needle: str) -> list[str]:
-    """Today's upstream lines that a fragment replaces, found by a needle in its anchor."""
+def code_today(sources: Sources, path: str, needle: str) -> list[str]:
+    """Today's upstream lines that a fragment replaces or is anchored on, found by a needle in its anchor."""
     for fragment in fragments_on(sources, path):
-        if fragment.where == "replace" and any(needle in line for line in fragment.anchor):
+        if any(needle in line for line in fragment.anchor):
             return list(fragment.anchor)
     return []
 
@@ -165,10 +165,10 @@ def motivation(sources: Sources, pin: Pin, prose: PrTexts) -> list[str]:
         "",
         prose.motivation.format(version=pin.version),
     ]
-    prims_today = replaced_code(sources, PRIMS, "copysign")
+    prims_today = code_today(sources, PRIMS, "copysign")
     if prims_today:
-        lines += ["", f"Today, in `{PRIMS}` (replaced by this stack):", "", *code_block(prims_today)]
-    refs_today = replaced_code(sources, REFS, "No corresponding torch operation")
+        lines += ["", f"Today, in `{PRIMS}`:", "", *code_block(prims_today)]
+    refs_today = code_today(sources, REFS, "No corresponding torch operation")
     if refs_today:
         lines += ["", f"Today, in `{REFS}`:", "", *code_block(refs_today)]
     return lines
