@@ -13,6 +13,10 @@ from __future__ import annotations
 import pytest
 from capability_runs import AVAILABLE, digests
 
+# An exhaustive proof (every float32 input, in each build's own processes): make test-slow (see conftest.py's SLOW).
+# In make test its processes took the second core from the tests for most of the run.
+pytestmark = pytest.mark.slow
+
 
 def first_difference(dtype: str, capability: str) -> str | None:
     """Where `capability`'s results for dtype first differ from DEFAULT's, or None."""
