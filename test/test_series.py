@@ -19,7 +19,7 @@ from conftest import checkout_shaped_tree, fragment_toml, write
 
 from scripts.gitutil import git
 from scripts.patchset.fragments import load_sources
-from scripts.patchset.native_ops import NATIVE_FUNCTIONS, native_ops
+from scripts.patchset.native_ops import NATIVE_FUNCTIONS, NO_PYTHON_BINDING, native_ops
 from scripts.patchset.python_states import Boundary, boundaries, with_fragments_moved, write_shadow
 from scripts.patchset.series_checks import CORE_OPERATORS, HAS_DECOMPOSITION, OPINFOS, overloads, unmet_demands
 from scripts.upstream.apply_checkout import apply_to_checkout
@@ -100,6 +100,34 @@ def test_an_operator_whose_every_overload_is_named_is_checked_from_the_commit_th
     sources = load_sources(tmp_path)
     assert unmet_demands(reader({NATIVE_FUNCTIONS: f"- func: {functional}\n"}), sources)
     assert unmet_demands(reader({NATIVE_FUNCTIONS: f"- func: {out}\n"}), sources) == []
+
+
+def test_a_derivative_helper_without_python_binding_or_kernels_demands_nothing(tmp_path: Path) -> None:
+    """A CompositeImplicitAutograd `_op_backward`: torchgen binds no `torch._op_backward`, so no listing, override or
+    trace rule names it, and the dispatcher decomposes it, so HasDecompTest lists it nowhere."""
+    helper = "_op_backward(Tensor grad, Tensor self) -> Tensor"
+    write(tmp_path / "topics.toml", '[[topic]]\nid = "op"\nstack = "op"\nsubject = "s"\nbody = "b"\n')
+    write(tmp_path / "aten_native" / f"{NATIVE_FUNCTIONS}.fragments.toml",
+          fragment_toml("op", "after", "- func: sqrt(Tensor self) -> Tensor\n",
+                        f"- func: {helper}\n  variants: function\n"))
+    sources = load_sources(tmp_path)
+    assert unmet_demands(reader({NATIVE_FUNCTIONS: f"- func: {helper}\n"}), sources) == []
+
+
+def test_a_public_composite_operator_still_needs_its_public_api(tmp_path: Path) -> None:
+    composite = "op(Tensor self) -> Tensor"
+    write(tmp_path / "topics.toml", '[[topic]]\nid = "op"\nstack = "op"\nsubject = "s"\nbody = "b"\n')
+    write(tmp_path / "aten_native" / f"{NATIVE_FUNCTIONS}.fragments.toml",
+          fragment_toml("op", "after", "- func: sqrt(Tensor self) -> Tensor\n", f"- func: {composite}\n"))
+    problems = unmet_demands(reader({NATIVE_FUNCTIONS: f"- func: {composite}\n"}), load_sources(tmp_path))
+    assert any("test_overrides" in p for p in problems)
+    assert not any("HasDecompTest" in p for p in problems)
+
+
+def test_the_names_without_python_binding_are_torchgens() -> None:
+    from torchgen.packaged.autograd.gen_python_functions import SKIP_PYTHON_BINDINGS
+
+    assert {p.pattern for p in NO_PYTHON_BINDING} <= {p.pattern.strip("^$") for p in SKIP_PYTHON_BINDINGS}
 
 
 @pytest.fixture(scope="module")

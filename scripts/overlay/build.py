@@ -60,8 +60,9 @@ LOAD_CHECK: str | None = None
 def load_check_code() -> str:
     ops = native_ops()
     schemas = sorted(f"{op.base}.{op.overload or 'default'}" for op in ops)
-    functions = sorted({op.base for op in ops if "function" in op.variants})
-    methods = sorted({op.base for op in ops if "method" in op.variants})
+    # torchgen binds no derivative helper (_op_backward, _op_jvp) in Python
+    functions = sorted({op.base for op in ops if "function" in op.variants and op.python_binding})
+    methods = sorted({op.base for op in ops if "method" in op.variants and op.python_binding})
     return ("import operator, torch, torch._refs, torch._prims, torch._numpy\n"
             f"for name in {schemas!r}:\n    operator.attrgetter(name)(torch.ops.aten)\n"
             f"missing = [n for n in {functions!r} if not hasattr(torch, n)]\n"

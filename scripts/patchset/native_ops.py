@@ -15,6 +15,10 @@ from scripts.patchset.fragments import Sources, load_sources
 
 NATIVE_FUNCTIONS = "aten/src/ATen/native/native_functions.yaml"
 FUNC_LINE = re.compile(r"^- func:\s*([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\s*\(")
+# Names torchgen gives no Python binding (tools/autograd/gen_python_functions.py's SKIP_PYTHON_BINDINGS; the
+# patterns of it that name derivative helpers, test/test_series.py checks they are torchgen's): such an operator
+# is not public API, so test_doc, the docs listings, test_overrides and dynamo's trace rules never see it.
+NO_PYTHON_BINDING = (re.compile(r".*_backward"), re.compile(r".*_forward"), re.compile(r".*_jvp"))
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,9 @@ class NativeOp:
     topic: str  # the topic (commit) whose fragment adds it
     schema: str  # the full `- func:` value
     variants: tuple[str, ...] = ("function",)  # its `variants:` (torchgen's default: function)
+    # Its kernels come from `dispatch:` or `structured_delegate:`; without either it is CompositeImplicitAutograd,
+    # which the dispatcher decomposes (HasDecompTest lists it in neither expect file).
+    has_kernels: bool = True
 
     @property
     def name(self) -> str:
@@ -44,6 +51,11 @@ class NativeOp:
     def functional(self) -> bool:
         """Neither in-place nor out=: it writes none of its arguments (no `(a!)` in the schema)."""
         return not self.inplace and "!" not in self.schema
+
+    @property
+    def python_binding(self) -> bool:
+        """Whether torchgen binds it in Python (torch.<name>, Tensor.<name>)."""
+        return not any(pattern.fullmatch(self.base) for pattern in NO_PYTHON_BINDING)
 
     @property
     def root(self) -> str:
@@ -81,20 +93,33 @@ def native_ops(sources: Sources | None = None, topics: Iterable[str] | None = No
                 match = FUNC_LINE.match(line)
                 if match:
                     schema = line.split(":", 1)[1].strip()
-                    variants = entry_variants(fragment.text[at + 1 :])
-                    ops.append(NativeOp(match.group(1), match.group(2) or "", fragment.topic, schema, variants))
+                    following = fragment.text[at + 1 :]
+                    ops.append(NativeOp(match.group(1), match.group(2) or "", fragment.topic, schema,
+                                        entry_variants(following), entry_has_kernels(following)))
     return tuple(ops)
 
 
 def entry_variants(following: Iterable[str]) -> tuple[str, ...]:
     """The `variants:` of the entry whose lines follow its `- func:` line."""
+    value = entry_keys(following).get("variants", "")
+    return tuple(v.strip() for v in value.split(",") if v.strip()) or ("function",)
+
+
+def entry_keys(following: Iterable[str]) -> dict[str, str]:
+    """The top-level keys of the entry whose lines follow its `- func:` line, with their values."""
+    keys: dict[str, str] = {}
     for line in following:
         if line.startswith("- "):
             break
-        key, _, value = line.strip().partition(":")
-        if key == "variants":
-            return tuple(v.strip() for v in value.split("#")[0].split(",") if v.strip())
-    return ("function",)
+        if line.startswith("  ") and not line.startswith("   ") and ":" in line:
+            key, _, value = line.strip().partition(":")
+            keys[key] = value.split("#")[0].strip()
+    return keys
+
+
+def entry_has_kernels(following: Iterable[str]) -> bool:
+    keys = entry_keys(following)
+    return "dispatch" in keys or "structured_delegate" in keys
 
 
 def root_names(ops: Iterable[NativeOp]) -> tuple[str, ...]:

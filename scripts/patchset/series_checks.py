@@ -140,10 +140,12 @@ def unmet_demands(read: Reader, sources: Sources | None = None) -> list[str]:
     for root, ops in by_root(native_ops(sources)).items():
         if not any(f"- func: {op.schema}" in native for op in ops if op.functional):
             continue
-        problems += unmet(read, public_api(root, ops))
+        if any(op.python_binding for op in ops):
+            problems += unmet(read, public_api(root, ops))
         refs = lines_of(read, "torch/_refs/__init__.py")
         decomposed = any(line.startswith(f"def {root}(") for line in refs)
-        problems += decomposition_lists(read, decomposed, overloads(ops))
+        if any(op.has_kernels for op in ops):
+            problems += decomposition_lists(read, decomposed, overloads(ops))
         opinfos = lines_of(read, OPINFOS)
         opinfo = any(re.match(rf"\w*Info\('{re.escape(root)}',", line) for line in opinfos)
         if decomposed and f'"_refs.{root}",' not in opinfos:
