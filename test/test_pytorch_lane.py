@@ -432,5 +432,5 @@ def test_each_stack_keeps_its_junit_results_apart_by_default(tmp_path: Path) -> 
 
 
 def test_an_unknown_stack_stops_the_plan_naming_the_stacks(tmp_path: Path) -> None:
-    with pytest.raises(ApplyError, match="unknown stack 'nope': topics.toml has cbrt, divmod"):
+    with pytest.raises(ApplyError, match="unknown stack 'nope': topics.toml has cbrt, divmod, interp"):
         plan_lane(options(tmp_path, stack="nope"), CPU_BOX)

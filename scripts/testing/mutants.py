@@ -25,6 +25,9 @@ VEC_CBRT = "aten_native/aten/src/ATen/cpu/vec/vec_cbrt.h"
 CANDIDATES = "scripts/measure/cbrt_candidates.cpp"
 DIVMOD_KERNEL = "aten_native/aten/src/ATen/native/cpu/DivModKernel.cpp"
 DIVMOD_TESTS = "test/test_divmod_op.py"
+INTERP_KERNEL = "aten_native/aten/src/ATen/native/cpu/InterpKernel.cpp"
+INTERP = "aten_native/aten/src/ATen/native/Interp.cpp"
+INTERP_TESTS = "test/test_interp_op.py"
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,54 @@ MUTANTS = (
         '        if line.endswith("raised:") and index + 1 < len(lines):\n',
         "        if False:\n",
         ("test/test_failure_report.py",),
+    ),
+    Mutant(
+        "interp's knot rule is gone: a query on a sample point interpolates, 0 * inf where fp is infinite",
+        INTERP_KERNEL,
+        "          } else if (static_cast<opmath_t>(xps[j]) == x_value) {\n",
+        "          } else if (false) {\n",
+        (INTERP_TESTS, "-k", "float64_is_numpy"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp does not retry from the right sample point where the slope makes the line NaN",
+        INTERP_KERNEL,
+        "  if (C10_UNLIKELY(std::isnan(result))) {\n",
+        "  if (false) {\n",
+        (INTERP_TESTS, "-k", "infinite_and_nan"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp takes a negative period as it is, not its absolute value",
+        INTERP,
+        "  const double p = std::abs(*period);\n",
+        "  const double p = *period;\n",
+        (INTERP_TESTS, "-k", "float64_is_numpy"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's fp pointer stays on the first row of a batch (one input not broadcast)",
+        INTERP_KERNEL,
+        "  const int64_t fp_row_stride = fp.size(0) == 1 ? 0 : n;\n",
+        "  const int64_t fp_row_stride = 0;\n",
+        (INTERP_TESTS, "-k", "batched_form"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's gradient for the right sample point of a segment has the wrong sign",
+        INTERP,
+        "  lin.d_xp1 = at::where(inside, -slope * t, value_zero);\n",
+        "  lin.d_xp1 = at::where(inside, slope * t, value_zero);\n",
+        (INTERP_TESTS, "-k", "gradients_are or gradcheck"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's guessed search returns the guess where the query lies in the second segment after it",
+        INTERP_KERNEL,
+        "    if (!at_or_above(key, xp, guess + 2)) {\n      return guess + 1;\n",
+        "    if (!at_or_above(key, xp, guess + 2)) {\n      return guess;\n",
+        (INTERP_TESTS, "-k", "float64_is_numpy"),
+        rebuild=True,
     ),
 )
 

@@ -1,0 +1,439 @@
+"""torch.interp in the overlay: float64 is numpy.interp bit for bit, the batched form a loop of numpy.interp calls.
+
+numpy is the independent reference on x86-64, where its interp is compiled without FMA contraction. Elsewhere
+(some aarch64 numpy builds contract), the tests compare with `numpy_interp_replica`, numpy's arithmetic written
+out in float64 array operations, which is itself checked against numpy.interp where numpy is the reference.
+float32, float16 and bfloat16 compute in opmath; their bound against numpy on the same (rounded) inputs is pinned:
+float32 within 5 eps, float16 and bfloat16 within 1 eps, of |fp| at the two sample points plus |slope| times the
+largest of |x| and those two sample points' positions (the condition of the linear piece at the query).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import platform
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+BITS = {torch.float64: torch.int64, torch.complex128: torch.int64}
+NUMPY_IS_THE_REFERENCE = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def numpy_interp_replica(x: np.ndarray, xp: np.ndarray, fp: np.ndarray, left=None, right=None,
+                         period=None) -> np.ndarray:
+    """numpy.interp's arithmetic (compiled_base.c: arr_interp), operation for operation, as float64 array operations
+    that no compiler contracts. Complex fp is interpolated part by part, as arr_interp_complex does."""
+    x, xp, fp = np.asarray(x, dtype=np.float64), np.asarray(xp, dtype=np.float64), np.asarray(fp)
+    if np.iscomplexobj(fp):
+        real = numpy_interp_replica(x, xp, fp.real, None if left is None else np.real(left),
+                                    None if right is None else np.real(right), period)
+        imag = numpy_interp_replica(x, xp, fp.imag, None if left is None else np.imag(left),
+                                    None if right is None else np.imag(right), period)
+        return real + 1j * imag
+    fp = fp.astype(np.float64)
+    if period is not None:
+        period = abs(period)
+        left = right = None
+        x, xp = x % period, xp % period
+        order = np.argsort(xp, kind="stable")
+        xp, fp = xp[order], fp[order]
+        xp = np.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = np.concatenate([fp[-1:], fp, fp[:1]])
+    left = fp[0] if left is None else left
+    right = fp[-1] if right is None else right
+    n = len(xp)
+    if n == 1:  # numpy's own branch: no NaN rule, a NaN query is neither below nor above
+        return np.where(x < xp[0], left, np.where(x > xp[0], right, fp[0]))
+    j = np.searchsorted(xp, x, side="right") - 1
+    inner = np.clip(j, 0, n - 2)
+    with np.errstate(all="ignore"):
+        slope = (fp[inner + 1] - fp[inner]) / (xp[inner + 1] - xp[inner])
+        result = slope * (x - xp[inner]) + fp[inner]
+        retry = np.isnan(result)
+        result = np.where(retry, slope * (x - xp[inner + 1]) + fp[inner + 1], result)
+        result = np.where(retry & np.isnan(result) & (fp[inner] == fp[inner + 1]), fp[inner], result)
+    result = np.where(x == xp[inner], fp[inner], result)  # a knot gives its value: no 0 * inf
+    result = np.where(x == xp[-1], fp[-1], result)
+    result = np.where(x > xp[-1], right, result)
+    result = np.where(x < xp[0], left, result)
+    return np.where(np.isnan(x), x, result)
+
+
+REFERENCE = np.interp if NUMPY_IS_THE_REFERENCE else numpy_interp_replica
+
+
+def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Equal bit patterns, any NaN equal to any NaN (payloads are not part of the contract)."""
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, (actual.dtype, expected.dtype)
+    actual, expected = torch.view_as_real(actual) if actual.is_complex() else actual, (
+        torch.view_as_real(expected) if expected.is_complex() else expected)
+    both_nan = actual.isnan() & expected.isnan()
+    return not bool(((actual.view(torch.int64) != expected.view(torch.int64)) & ~both_nan).any())
+
+
+def sweep_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """One float64 case of the sweep: the seed picks the kind of sample points, queries and options."""
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 40)), int(rng.integers(0, 200))
+    xp = np.sort(rng.standard_normal(n) * 10)
+    if seed % 3 == 0:
+        xp = np.round(xp)  # duplicated sample points: infinite slopes between them
+    if seed % 11 == 0:
+        xp = xp * 1e-310  # subnormal sample points
+    fp = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)
+    if seed % 5 == 0:
+        fp[rng.integers(0, n)] = np.inf
+    if seed % 7 == 0:
+        fp[rng.integers(0, n)] = -np.inf
+    x = rng.standard_normal(m) * 12 * (1e-310 if seed % 11 == 0 else 1)
+    if seed % 2 == 0 and m:
+        x[: m // 3] = rng.choice(xp, m // 3)  # exact hits on the sample points
+    if seed % 4 == 0 and m:
+        x[0], x[-1] = np.nan, np.inf
+        x[m // 2] = -np.inf
+    if seed % 6 == 0:
+        x = np.sort(x)  # the walk of sorted queries
+    options: dict = {}
+    if seed % 8 == 1:
+        options = dict(left=-5.0, right=np.inf)
+    if seed % 9 == 2 and seed % 11 != 0:
+        # not with subnormals: negative ones are period - tiny == period modulo it, ties that numpy orders by
+        # its unstable sort and interp by a stable one
+        options = dict(period=float(rng.uniform(0.5, 20)) * (1 if seed % 2 else -1))
+    return x, xp, fp, options
+
+
+@pytest.mark.skipif(not NUMPY_IS_THE_REFERENCE, reason="numpy.interp is the reference on x86-64 only")
+@pytest.mark.parametrize("seed", range(0, 400, 4))
+def test_the_replica_of_numpys_arithmetic_is_numpy_interp(seed: int) -> None:
+    for s in range(seed, seed + 4):
+        x, xp, fp, options = sweep_case(s)
+        assert same_bits(torch.from_numpy(numpy_interp_replica(x, xp, fp, **options)),
+                         torch.from_numpy(np.asarray(np.interp(x, xp, fp, **options)))), s
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 4))
+def test_float64_is_numpy_interp_bit_for_bit(seed: int) -> None:
+    for s in range(seed, seed + 4):
+        x, xp, fp, options = sweep_case(s)
+        result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp), **options)
+        assert same_bits(result, torch.from_numpy(np.asarray(REFERENCE(x, xp, fp, **options)))), (s, options)
+
+
+@pytest.mark.parametrize("seed", range(0, 100, 4))
+def test_complex_fp_is_numpy_interp_bit_for_bit(seed: int) -> None:
+    for s in range(seed, seed + 4):
+        x, xp, fp, options = sweep_case(s)
+        fp = fp + 1j * np.random.default_rng(s).standard_normal(len(fp))
+        if "left" in options:
+            options = dict(left=2 - 1j, right=-3j)
+        result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp), **options)
+        assert same_bits(result, torch.from_numpy(np.asarray(REFERENCE(x, xp, fp, **options)))), (s, options)
+
+
+def test_numpys_documented_cases() -> None:
+    xp, fp = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), torch.tensor([3.0, 2.0, 0.0], dtype=torch.float64)
+    assert torch.interp(torch.tensor(2.5, dtype=torch.float64), xp, fp).item() == 1.0
+    assert torch.interp(torch.tensor([0, 1, 1.5, 2.72, 3.14], dtype=torch.float64), xp, fp).tolist() == [
+        3.0, 3.0, 2.5, 0.5599999999999996, 0.0]
+    assert torch.interp(torch.tensor(3.14, dtype=torch.float64), xp, fp, right=-99.0).item() == -99.0
+    periodic = torch.interp(torch.tensor([-180.0, -170, -185, 185, -10, -5, 0, 365], dtype=torch.float64),
+                            torch.tensor([190.0, -190, 350, -350], dtype=torch.float64),
+                            torch.tensor([5.0, 10, 3, 4], dtype=torch.float64), period=360)
+    assert periodic.tolist() == [7.5, 5.0, 8.75, 6.25, 3.0, 3.25, 3.5, 3.75]
+
+
+def test_a_knot_gives_its_value_and_a_duplicated_knot_the_value_to_its_right() -> None:
+    xp = torch.tensor([0.0, 1.0, 1.0, 2.0], dtype=torch.float64)
+    fp = torch.tensor([0.0, 10.0, 20.0, 30.0], dtype=torch.float64)
+    x = torch.tensor([0.0, 1.0, 2.0, 0.5, 1.5], dtype=torch.float64)
+    assert torch.interp(x, xp, fp).tolist() == np.interp(x.numpy(), xp.numpy(), fp.numpy()).tolist() == [
+        0.0, 20.0, 30.0, 5.0, 25.0]
+
+
+def test_infinite_and_nan_values_follow_numpys_retry_rule() -> None:
+    """numpy retries from the right knot where slope * (x - xp[j]) + fp[j] is NaN, and takes fp[j] where fp is
+    constant but the slope is not finite."""
+    inf = float("inf")
+    xp = torch.tensor([0.0, 1.0, 2.0, 3.0, 4.0], dtype=torch.float64)
+    fp = torch.tensor([inf, 1.0, -inf, -inf, 5.0], dtype=torch.float64)
+    x = torch.tensor([0.0, 0.5, 1.5, 2.5, 3.5, 4.0, float("nan"), inf, -inf], dtype=torch.float64)
+    expected = torch.from_numpy(REFERENCE(x.numpy(), xp.numpy(), fp.numpy()))
+    assert same_bits(torch.interp(x, xp, fp), expected)
+    assert expected[6].isnan() and expected[3] == -inf
+
+
+def batched_case(generator: torch.Generator, x_batch: tuple, knot_batch: tuple, fp_batch: tuple, m: int, n: int):
+    x = torch.randn(*x_batch, m, generator=generator, dtype=torch.float64) * 4
+    xp = torch.randn(*knot_batch, n, generator=generator, dtype=torch.float64).mul(3).sort(-1).values
+    fp = torch.randn(*fp_batch, n, generator=generator, dtype=torch.float64)
+    return x, xp, fp
+
+
+@pytest.mark.parametrize(("x_batch", "knot_batch", "fp_batch"), [
+    ((), (), ()), ((3,), (), ()), ((), (3,), ()), ((), (), (3,)), ((2, 1), (3,), (2, 3)),
+    ((4, 1, 2), (1, 3, 1), (3, 2)), ((0,), (), ()), ((2, 3), (2, 3), (2, 3))])
+def test_batched_form_is_a_loop_of_numpy_calls_over_the_broadcast_batch(x_batch, knot_batch, fp_batch) -> None:
+    generator = torch.Generator().manual_seed(len(x_batch) * 10 + len(knot_batch))
+    x, xp, fp = batched_case(generator, x_batch, knot_batch, fp_batch, 9, 6)
+    result = torch.interp(x, xp, fp, left=-7.0)
+    batch = torch.broadcast_shapes(x_batch, knot_batch, fp_batch)
+    assert result.shape == (*batch, 9)
+    x, xp, fp = x.expand(*batch, 9), xp.expand(*batch, 6), fp.expand(*batch, 6)
+    for row in itertools.product(*map(range, batch)):
+        expected = torch.from_numpy(REFERENCE(x[row].numpy(), xp[row].numpy(), fp[row].numpy(), left=-7.0))
+        assert same_bits(result[row], expected), row
+
+
+def test_a_0d_x_is_one_query_per_row() -> None:
+    xp = torch.tensor([[0.0, 1.0], [0.0, 2.0]], dtype=torch.float64)
+    fp = torch.tensor([[0.0, 1.0], [0.0, 1.0]], dtype=torch.float64)
+    result = torch.interp(torch.tensor(0.5, dtype=torch.float64), xp, fp)
+    assert result.shape == (2,) and result.tolist() == [0.5, 0.25]
+    assert torch.interp(torch.tensor(0.5, dtype=torch.float64), xp[0], fp[0]).shape == ()
+
+
+def test_non_contiguous_inputs_and_out_give_the_contiguous_bits() -> None:
+    generator = torch.Generator().manual_seed(3)
+    x, xp, fp = batched_case(generator, (4,), (4,), (4,), 10, 7)
+    expected = torch.interp(x, xp, fp, right=2.0)
+    x_t, xp_t, fp_t = (t.t().contiguous().t() for t in (x, xp, fp))
+    assert not x_t.is_contiguous()
+    assert torch.equal(torch.interp(x_t, xp_t, fp_t, right=2.0), expected)
+    out = torch.empty(10, 4, dtype=torch.float64).t()
+    returned = torch.interp(x[:, ::1], xp, fp, right=2.0, out=out)
+    assert returned is out and torch.equal(out, expected) and out.stride() == (1, 4)
+    strided = torch.interp(x.repeat_interleave(2, -1)[:, ::2], xp[:, ::1], fp.flip(-1).flip(-1), right=2.0)
+    assert torch.equal(strided, expected)
+
+
+def test_out_of_another_dtype_is_rejected_and_an_empty_out_resized() -> None:
+    x, xp, fp = torch.rand(5), torch.arange(3.0), torch.rand(3)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got long int instead"):
+        torch.interp(x, xp, fp, out=torch.empty(5, dtype=torch.long))
+    out = torch.empty(0)
+    torch.interp(x, xp, fp, out=out)
+    assert out.shape == (5,) and torch.equal(out, torch.interp(x, xp, fp))
+
+
+def test_result_dtype_promotes_x_xp_and_fp() -> None:
+    assert torch.interp(torch.rand(2), torch.arange(3.0), torch.rand(3, dtype=torch.float64)).dtype == torch.float64
+    assert torch.interp(torch.rand(2, dtype=torch.float64), torch.arange(3.0), torch.rand(3)).dtype == torch.float64
+    assert torch.interp(torch.arange(2), torch.arange(3), torch.rand(3, dtype=torch.half)).dtype == torch.half
+    assert torch.interp(torch.rand(2), torch.arange(3.0), torch.rand(3, dtype=torch.cfloat)).dtype == torch.cfloat
+
+
+def condition_scale(x: torch.Tensor, xp: torch.Tensor, fp: torch.Tensor, period: float | None) -> torch.Tensor:
+    """|fp| at the two sample points around each query plus |slope| times the largest position involved."""
+    x, xp, fp = (torch.from_numpy(np.asarray(t, dtype=np.float64)) for t in (x, xp, fp))
+    if period is not None:
+        x, xp = torch.remainder(x, period), torch.remainder(xp, period)
+        order = xp.argsort(stable=True)
+        xp, fp = xp[order], fp[order]
+        xp, fp = torch.cat([xp[-1:] - period, xp, xp[:1] + period]), torch.cat([fp[-1:], fp, fp[:1]])
+    j = (torch.searchsorted(xp, x, right=True) - 1).clamp(0, xp.numel() - 2)
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    positions = torch.maximum(x.abs(), torch.maximum(xp[j].abs(), xp[j + 1].abs()))
+    return torch.maximum(fp[j].abs(), fp[j + 1].abs()) + slope.abs() * positions
+
+
+@pytest.mark.parametrize(("dtype", "bound"), [(torch.float32, 5.0), (torch.float16, 1.0), (torch.bfloat16, 1.0)],
+                         ids=str)
+@pytest.mark.parametrize("period", [None, 7.5])
+def test_reduced_precision_is_within_its_pinned_bound_of_numpy(dtype: torch.dtype, bound: float,
+                                                               period: float | None) -> None:
+    generator = torch.Generator().manual_seed(11)
+    worst = 0.0
+    for _ in range(60):
+        n = int(torch.randint(2, 64, (), generator=generator))
+        xp = (torch.randn(n, generator=generator, dtype=torch.float64) * 10).to(dtype).unique()
+        if period is not None:
+            # sample points that coincide modulo the period make a vertical segment, whose value depends on
+            # their order: ill-posed, not an error of the kernel
+            if torch.remainder(xp.double(), period).unique().numel() < xp.numel():
+                continue
+        fp = (torch.randn(xp.numel(), generator=generator, dtype=torch.float64) * 100).to(dtype)
+        x = (torch.randn(2000, generator=generator, dtype=torch.float64) * 12).to(dtype)
+        options = {} if period is None else {"period": period}
+        result = torch.interp(x, xp, fp, **options).double()
+        wide = [t.double().numpy() for t in (x, xp, fp)]
+        expected = torch.from_numpy(REFERENCE(*wide, **options))
+        scale = condition_scale(*wide, period)
+        worst = max(worst, ((result - expected).abs() / (torch.finfo(dtype).eps * scale)).max().item())
+    assert worst <= bound, f"{dtype}: {worst} eps of the condition scale, bound {bound}"
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda: torch.interp(torch.rand(3), torch.rand(4), torch.rand(5)), RuntimeError,
+     "interp: expected xp and fp of the same length in their last dimension, but got xp.size(-1) = 4 and "
+     "fp.size(-1) = 5"),
+    (lambda: torch.interp(torch.rand(3), torch.rand(0), torch.rand(0)), RuntimeError,
+     "interp: expected at least one sample point, but xp and fp are empty in their last dimension"),
+    (lambda: torch.interp(torch.rand(3), torch.rand(()), torch.rand(())), RuntimeError,
+     "interp: expected xp and fp with at least one dimension (their last holds the sample points), but got "
+     "xp.dim() = 0 and fp.dim() = 0"),
+    (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.rand(4), period=0), RuntimeError,
+     "interp: period must be non-zero; pass period=None for a non-periodic interpolation"),
+    (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.arange(4)), TypeError,
+     "interp: expected fp of a floating point or complex dtype (float16, bfloat16, float32, float64, complex64, "
+     "complex128), but got Long; convert it first, e.g. fp.to(torch.float64)"),
+    (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.ones(4, dtype=torch.bool)), TypeError,
+     "interp: expected fp of a floating point or complex dtype (float16, bfloat16, float32, float64, complex64, "
+     "complex128), but got Bool; convert it first, e.g. fp.to(torch.float64)"),
+    (lambda: torch.interp(torch.rand(3, dtype=torch.cfloat), torch.arange(4.0), torch.rand(4)), TypeError,
+     "interp: expected real x and xp (the positions), but got x of dtype ComplexFloat and xp of dtype Float; "
+     "only fp may be complex"),
+    (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.rand(4), left=1j), TypeError,
+     "interp: left and right must be real numbers when fp is real (fp has dtype Float)"),
+    (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.rand(4, device="meta")), RuntimeError,
+     "interp: expected x, xp and fp on the same device, but got x on cpu, xp on cpu and fp on meta; move them "
+     "to one device with .to(device)"),
+], ids=["lengths", "empty", "0-d", "period", "integer-fp", "bool-fp", "complex-x", "complex-left", "devices"])
+def test_bad_input_raises_an_error_naming_the_argument_and_the_fix(call, error: type, message: str) -> None:
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).splitlines()[0] == message
+
+
+def test_meta_tensors_give_the_shape_and_dtype_of_the_cpu_kernel() -> None:
+    for shapes in [((2, 1, 5), (3, 4), (1, 4)), ((), (2, 3), (3,)), ((0,), (3,), (3,))]:
+        x, xp, fp = torch.rand(shapes[0]), torch.rand(shapes[1]).sort().values, torch.rand(shapes[2], dtype=torch.double)
+        meta = torch.interp(x.to("meta"), xp.to("meta"), fp.to("meta"), left=0.0)
+        cpu = torch.interp(x, xp, fp, left=0.0)
+        assert meta.device.type == "meta" and meta.shape == cpu.shape and meta.dtype == cpu.dtype
+
+
+def gradient_case(period: float | None = None, batch: bool = False):
+    """Sample points at k + [0, 0.25), queries at k + [0.4, 0.6): finite differences never cross a knot."""
+    generator = torch.Generator().manual_seed(7)
+    shape = (2, 5) if batch else (5,)
+    xp = torch.arange(5, dtype=torch.float64) + torch.rand(shape, generator=generator, dtype=torch.float64) / 4
+    if period is not None:
+        xp = xp[..., torch.tensor([3, 0, 4, 1, 2])]
+    fp = torch.randn(shape, generator=generator, dtype=torch.float64)
+    low, high = (-7, 13) if period is not None else (-2, 6)
+    x = torch.randint(low, high, (8,), generator=generator).double() + 0.4 + torch.rand(8, generator=generator,
+                                                                                      dtype=torch.float64) / 5
+    return [t.requires_grad_() for t in (x, xp, fp)]
+
+
+@pytest.mark.parametrize(("options", "batch"), [({}, False), ({"left": -1.5, "right": 2.0}, False),
+                                                 ({"period": 6.0}, False), ({"period": -6.0}, False), ({}, True)],
+                         ids=["plain", "left-right", "period", "negative-period", "batched"])
+def test_gradcheck_and_gradgradcheck_away_from_the_knots(options: dict, batch: bool) -> None:
+    inputs = gradient_case(options.get("period"), batch)
+    function = lambda x, xp, fp: torch.interp(x, xp, fp, **options)  # noqa: E731
+    assert torch.autograd.gradcheck(function, inputs)
+    assert torch.autograd.gradgradcheck(function, inputs)
+    assert torch.autograd.gradcheck(function, inputs, check_forward_ad=True, check_backward_ad=False,
+                                    check_undefined_grad=False)
+
+
+def test_gradients_are_the_slope_and_the_two_weights() -> None:
+    x = torch.tensor([0.25, 1.5, -1.0, 3.0], dtype=torch.float64, requires_grad=True)
+    xp = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    fp = torch.tensor([0.0, 2.0, 8.0], dtype=torch.float64, requires_grad=True)
+    grad_x, grad_xp, grad_fp = torch.autograd.grad(torch.interp(x, xp, fp).sum(), (x, xp, fp))
+    assert grad_x.tolist() == [2.0, 6.0, 0.0, 0.0]  # the slope inside, 0 outside
+    assert grad_fp.tolist() == [0.75 + 1.0, 0.25 + 0.5, 0.5 + 1.0]  # below: fp[0]; above: fp[-1]
+    # d/dxp[j0] = slope * (t - 1), d/dxp[j1] = -slope * t
+    assert grad_xp.tolist() == [2.0 * (0.25 - 1), -2.0 * 0.25 + 6.0 * (0.5 - 1), -6.0 * 0.5]
+
+
+def test_vmap_runs_the_batch_rule_and_matches_the_op_per_example() -> None:
+    generator = torch.Generator().manual_seed(2)
+    x, xp, fp = batched_case(generator, (3,), (3,), (3,), 5, 4)
+    torch._C._functorch._set_vmap_fallback_warning_enabled(True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the vmap fallback warns that interp has no batch rule
+            for in_dims in itertools.product((0, None), repeat=3):
+                if in_dims == (None, None, None):
+                    continue
+                args = [t if d == 0 else t[0] for t, d in zip((x, xp, fp), in_dims, strict=True)]
+                batched = torch.vmap(lambda a, b, c: torch.interp(a, b, c, right=1.0), in_dims=in_dims)(*args)
+                for i in range(3):
+                    one = [a[i] if d == 0 else a for a, d in zip(args, in_dims, strict=True)]
+                    assert torch.equal(batched[i], torch.interp(*one, right=1.0)), in_dims
+            scalar_queries = torch.vmap(torch.interp, in_dims=(0, None, None))(x[0], xp[0], fp[0])
+            assert torch.equal(scalar_queries, torch.interp(x[0], xp[0], fp[0]))
+    finally:
+        torch._C._functorch._set_vmap_fallback_warning_enabled(False)
+
+
+def test_compiled_interp_gives_the_eager_bits() -> None:
+    """Inductor runs the eager kernel (an explicit fallback: interp has no decomposition)."""
+    generator = torch.Generator().manual_seed(5)
+    x, xp, fp = batched_case(generator, (2,), (2,), (), 50, 9)
+    for options in ({}, {"left": 0.0}, {"period": 3.0}):
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda a, b, c, options=options: torch.interp(a, b, c, **options) * 2,
+                                 fullgraph=True)
+        assert torch.equal(compiled(x, xp, fp), torch.interp(x, xp, fp, **options) * 2), options
+
+
+def test_torch_function_overrides_dispatch_interp() -> None:
+    from torch.overrides import get_testing_overrides
+
+    class Logged(torch.Tensor):
+        calls: list = []
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            cls.calls.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    assert torch.interp in get_testing_overrides()
+    torch.interp(torch.rand(3).as_subclass(Logged), torch.arange(3.0), torch.rand(3))
+    assert torch.interp in Logged.calls
+
+
+CAPABILITY_SCRIPT = """
+import hashlib, sys, torch
+digest = hashlib.sha256()
+for args, options in torch.load(sys.argv[1]):
+    result = torch.interp(*args, **options)
+    result = torch.where(result.isnan(), torch.nan, result)
+    digest.update(result.view(getattr(torch, f"int{8 * result.dtype.itemsize}")).numpy().tobytes())
+print(torch.backends.cpu.get_cpu_capability(), digest.hexdigest())
+"""
+
+
+def test_every_cpu_capability_build_gives_the_same_bits(tmp_path) -> None:
+    """Raw bits, NaNs but one: a NaN's payload and sign come from torch's own conversions (float -> bfloat16
+    gives 0x7fc0 in the DEFAULT build, the NaN's own high bits in the vectorized ones), which interp uses where
+    it returns a NaN query as it is. For the same reason the inputs are converted once, here."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("ATEN_CPU_CAPABILITY selects among x86-64 builds only")
+    capabilities = ["default"] + [c for c in ("avx2", "avx512")
+                                  if torch.backends.cpu.get_cpu_capability().lower() in (c, "avx512")]
+    cases = []
+    for seed in range(300):
+        x, xp, fp, options = sweep_case(seed)
+        for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
+            cases.append(([torch.from_numpy(t).to(dtype) for t in (x, xp, fp)], options))
+    torch.save(cases, tmp_path / "cases.pt")
+    reports = {}
+    for capability in capabilities:
+        run = subprocess.run([sys.executable, "-c", CAPABILITY_SCRIPT, str(tmp_path / "cases.pt")],
+                             capture_output=True, text=True,
+                             env={**os.environ, "ATEN_CPU_CAPABILITY": capability, "OMP_NUM_THREADS": "1"})
+        assert run.returncode == 0, run.stderr[-2000:]
+        reports[capability] = run.stdout.split()[-2:]
+    assert [name.lower() for name, _ in reports.values()] == capabilities
+    assert len({digest for _, digest in reports.values()}) == 1, reports
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the CUDA kernel is compiled (make CUDA=AUTO) but not run")
+@pytest.mark.parametrize("seed", range(0, 60, 4))
+def test_cuda_float64_is_numpy_interp_bit_for_bit(seed: int) -> None:
+    for s in range(seed, seed + 4):
+        x, xp, fp, options = sweep_case(s)
+        result = torch.interp(*(torch.from_numpy(t).cuda() for t in (x, xp, fp)), **options).cpu()
+        assert same_bits(result, torch.from_numpy(np.asarray(REFERENCE(x, xp, fp, **options)))), (s, options)
