@@ -4,7 +4,6 @@
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/OpMathType.h>
-#include <ATen/TensorIterator.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
@@ -19,7 +18,7 @@
 #include <ATen/ops/cat.h>
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/empty_like.h>
+#include <ATen/ops/fmod.h>
 #include <ATen/ops/interp_native.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/real.h>
@@ -121,7 +120,6 @@ TORCH_META_FUNC(interp)
 namespace at::native {
 
 DEFINE_DISPATCH(interp_stub);
-DEFINE_DISPATCH(interp_period_stub);
 
 namespace {
 
@@ -138,10 +136,15 @@ struct InterpKnots {
 };
 
 Tensor periodic_remainder(const Tensor& values, double period) {
-  auto result = at::empty_like(values, LEGACY_CONTIGUOUS_MEMORY_FORMAT);
-  auto iter = TensorIterator::unary_op(result, values);
-  interp_period_stub(iter.device_type(), iter, period);
-  return result;
+  // numpy.remainder(values, period) for period > 0, as numpy's npy_divmod
+  // computes it: the exact fmod, period added to a negative remainder, +0 for
+  // a zero one (fmod's zero has the sign of values). From operators, not a
+  // kernel: the derivatives run it on tensor subclasses too.
+  const auto mod = at::fmod(values, period);
+  return at::where(
+      mod.lt(0),
+      mod + period,
+      at::where(mod.eq(0), at::zeros({}, mod.options()), mod));
 }
 
 // Sorted sample points (or values, or tangents, in their order) extended by

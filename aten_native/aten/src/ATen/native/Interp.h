@@ -1,14 +1,10 @@
 #pragma once
 
 #include <ATen/native/DispatchStub.h>
-#include <c10/macros/Macros.h>
 #include <c10/util/Optional.h>
-
-#include <cmath>
 
 namespace at {
 class TensorBase;
-struct TensorIteratorBase;
 } // namespace at
 
 namespace c10 {
@@ -29,28 +25,7 @@ using interp_fn = void (*)(
     const TensorBase& fp,
     const std::optional<c10::Scalar>& left,
     const std::optional<c10::Scalar>& right);
-// x mod period into [0, period), as numpy.remainder(x, period) for period > 0.
-using interp_period_fn = void (*)(TensorIteratorBase& iter, double period);
 
 DECLARE_DISPATCH(interp_fn, interp_stub)
-DECLARE_DISPATCH(interp_period_fn, interp_period_stub)
-
-// numpy.remainder(value, period) for period > 0, as numpy's npy_divmod computes
-// it: the exact fmod, period added to a negative remainder, and +0 for a zero
-// one (fmod's zero has the sign of value).
-template <typename scalar_t>
-C10_HOST_DEVICE inline scalar_t interp_period_remainder(
-    scalar_t value,
-    scalar_t period) {
-  scalar_t mod = std::fmod(value, period);
-  if (mod != 0) {
-    if (mod < 0) {
-      mod += period;
-    }
-  } else {
-    mod = 0;
-  }
-  return mod;
-}
 
 } // namespace at::native

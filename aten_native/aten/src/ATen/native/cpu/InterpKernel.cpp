@@ -7,9 +7,8 @@
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
+#include <ATen/TensorIterator.h>
 #include <ATen/core/TensorBase.h>
-#include <ATen/native/TensorIterator.h>
-#include <ATen/native/cpu/Loops.h>
 #include <c10/core/Scalar.h>
 #include <c10/util/complex.h>
 
@@ -289,22 +288,9 @@ void interp_kernel(
       });
 }
 
-void interp_period_kernel(TensorIteratorBase& iter, double period) {
-  AT_DISPATCH_FLOATING_TYPES_AND2(
-      kHalf, kBFloat16, iter.common_dtype(), "interp_period_cpu", [&] {
-        using opmath_t = at::opmath_type<scalar_t>;
-        const auto period_ = static_cast<opmath_t>(period);
-        cpu_kernel(iter, [period_](scalar_t value) -> scalar_t {
-          return static_cast<scalar_t>(
-              interp_period_remainder(static_cast<opmath_t>(value), period_));
-        });
-      });
-}
-
 } // namespace
 } // namespace CPU_CAPABILITY
 
 REGISTER_DISPATCH(interp_stub, &interp_kernel)
-REGISTER_DISPATCH(interp_period_stub, &interp_period_kernel)
 
 } // namespace at::native

@@ -5,11 +5,9 @@
 #include <ATen/OpMathType.h>
 #include <ATen/core/TensorBase.h>
 #include <ATen/cuda/CUDAContext.h>
-#include <ATen/native/TensorIterator.h>
 #include <c10/core/Scalar.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/util/complex.h>
-#include <ATen/native/cuda/Loops.cuh>
 
 #include <algorithm>
 
@@ -223,21 +221,8 @@ void interp_kernel_cuda(
       });
 }
 
-void interp_period_kernel_cuda(TensorIteratorBase& iter, double period) {
-  AT_DISPATCH_FLOATING_TYPES_AND2(
-      kHalf, kBFloat16, iter.common_dtype(), "interp_period_cuda", [&] {
-        using opmath_t = at::opmath_type<scalar_t>;
-        const auto period_ = static_cast<opmath_t>(period);
-        gpu_kernel(iter, [period_] GPU_LAMBDA(scalar_t value) -> scalar_t {
-          return static_cast<scalar_t>(
-              interp_period_remainder(static_cast<opmath_t>(value), period_));
-        });
-      });
-}
-
 } // namespace
 
 REGISTER_DISPATCH(interp_stub, &interp_kernel_cuda)
-REGISTER_DISPATCH(interp_period_stub, &interp_period_kernel_cuda)
 
 } // namespace at::native
