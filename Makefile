@@ -78,6 +78,7 @@ mutants: overlay
 bench: overlay
 	$(PYTHON) -m scripts.measure.bench
 	$(PYTHON) -m scripts.measure.divmod_bench
+	$(PYTHON) -m scripts.measure.interp_bench
 
 # float32 candidates from the shipped kernel to a correctly rounded one: misrounded results of all 2^32 inputs and
 # speed beside numpy.cbrt on every CPU build; writes docs/CBRT_KERNEL.md's frontier section (minutes).
