@@ -21,22 +21,22 @@ import numpy as np
 import pytest
 import torch
 
-BITS = {torch.float64: torch.int64, torch.complex128: torch.int64}
 NUMPY_IS_THE_REFERENCE = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def numpy_interp_replica(x: np.ndarray, xp: np.ndarray, fp: np.ndarray, left=None, right=None,
-                         period=None) -> np.ndarray:
-    """numpy.interp's arithmetic (compiled_base.c: arr_interp), operation for operation, as float64 array operations
-    that no compiler contracts. Complex fp is interpolated part by part, as arr_interp_complex does."""
-    x, xp, fp = np.asarray(x, dtype=np.float64), np.asarray(xp, dtype=np.float64), np.asarray(fp)
+                         period=None, dtype=np.float64) -> np.ndarray:
+    """numpy.interp's arithmetic (compiled_base.c: arr_interp), operation for operation, as array operations of
+    `dtype` (float64, numpy's; float32 is torch.interp's opmath for float32) that no compiler contracts. Complex fp
+    is interpolated part by part, as arr_interp_complex does."""
+    x, xp, fp = np.asarray(x, dtype=dtype), np.asarray(xp, dtype=dtype), np.asarray(fp)
     if np.iscomplexobj(fp):
         real = numpy_interp_replica(x, xp, fp.real, None if left is None else np.real(left),
                                     None if right is None else np.real(right), period)
         imag = numpy_interp_replica(x, xp, fp.imag, None if left is None else np.imag(left),
                                     None if right is None else np.imag(right), period)
         return real + 1j * imag
-    fp = fp.astype(np.float64)
+    fp = fp.astype(dtype)
     if period is not None:
         period = abs(period)
         left = right = None
@@ -74,7 +74,8 @@ def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
     actual, expected = torch.view_as_real(actual) if actual.is_complex() else actual, (
         torch.view_as_real(expected) if expected.is_complex() else expected)
     both_nan = actual.isnan() & expected.isnan()
-    return not bool(((actual.view(torch.int64) != expected.view(torch.int64)) & ~both_nan).any())
+    bits = getattr(torch, f"int{8 * actual.element_size()}")
+    return not bool(((actual.view(bits) != expected.view(bits)) & ~both_nan).any())
 
 
 def sweep_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -137,6 +138,82 @@ def test_complex_fp_is_numpy_interp_bit_for_bit(seed: int) -> None:
         assert same_bits(result, torch.from_numpy(np.asarray(REFERENCE(x, xp, fp, **options)))), (s, options)
 
 
+def long_run_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """Many queries per sample point, the rows the kernel's fast path takes (numpy's precomputed slopes, vectors of
+    queries in one segment): sorted runs with knot hits inside them, runs beyond both ends, clusters far apart,
+    infinite fp and -0.0 at the knots, duplicated and subnormal sample points, NaN queries amid a run, descending,
+    nearly sorted and random queries."""
+    rng = np.random.default_rng(10_000 + seed)
+    n = int(rng.integers(2, 70))
+    m = int(rng.integers(n, 2500))
+    xp = np.sort(rng.standard_normal(n) * 10)
+    if seed % 3 == 0:
+        xp = np.round(xp)  # duplicated sample points
+    fp = rng.standard_normal(n) * 10
+    if seed % 4 == 1:
+        fp[rng.integers(0, n, 2)] = [np.inf, -np.inf]
+    elif seed % 4 == 2:
+        fp[rng.integers(0, n, 3)] = -0.0  # a knot hit gives -0.0, where the line through it gives +0.0
+    width = xp[-1] - xp[0]
+    order = seed % 5
+    if order == 2:
+        # four tight clusters: long runs in one segment, and a jump of many sample points between them
+        x = np.repeat(rng.uniform(xp[0], xp[-1], 4), -(-m // 4))[:m] + rng.uniform(-1e-9, 1e-9, m) * width
+    else:
+        x = rng.uniform(xp[0] - 0.3 * width - 1, xp[-1] + 0.3 * width + 1, m)  # runs beyond both ends
+    x[rng.integers(0, m, m // 5)] = rng.choice(xp, m // 5)  # knot hits, inside the runs once sorted
+    if seed % 7 == 3:
+        xp, x = xp * 1e-310, x * 1e-310  # subnormal positions
+    if order in (0, 1, 2):
+        x = np.sort(x)
+    elif order == 3:
+        x = np.sort(x)[::-1].copy()  # descending: every search starts from a stale guess
+    if seed % 6 == 0:
+        x[rng.integers(0, m, 3)] = np.nan  # a NaN amid a sorted run
+    if seed % 10 == 1:
+        swaps = rng.integers(0, m - 1, m // 50)  # nearly sorted: the walk leaves and rejoins the run
+        x[swaps], x[swaps + 1] = x[swaps + 1], x[swaps].copy()
+    options: dict = dict(left=-3.5, right=np.inf) if seed % 8 == 5 else {}
+    return x, xp, fp, options
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 6))
+def test_float64_long_sorted_runs_are_numpy_interp_bit_for_bit(seed: int) -> None:
+    for s in range(seed, seed + 6):
+        x, xp, fp, options = long_run_case(s)
+        result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp), **options)
+        assert same_bits(result, torch.from_numpy(np.asarray(REFERENCE(x, xp, fp, **options)))), (s, options)
+
+
+@pytest.mark.parametrize("seed", range(0, 120, 6))
+def test_float32_is_numpys_arithmetic_in_float32_bit_for_bit(seed: int) -> None:
+    """float32's opmath is float32: its result is the replica's arithmetic in float32, whichever path (vectors of
+    queries, the walk, bisection) the kernel takes."""
+    for s in range(seed, seed + 6):
+        x, xp, fp, options = (a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in long_run_case(s))
+        result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp), **options)
+        expected = numpy_interp_replica(x, xp, fp, **options, dtype=np.float32)
+        assert same_bits(result, torch.from_numpy(expected.astype(np.float32))), (s, options)
+
+
+@pytest.mark.skipif(not NUMPY_IS_THE_REFERENCE, reason="numpy.interp is the reference on x86-64 only; the replica "
+                    "assumes sorted sample points")
+@pytest.mark.parametrize("queries", [5, 400], ids=["fewer-queries-than-points", "more-queries-than-points"])
+def test_unsorted_xp_gives_numpys_bits_along_numpys_search_path(queries: int) -> None:
+    """Where xp is not sorted, the segment numpy interpolates in depends on where its guessed search goes; the
+    kernel takes numpy's steps for such a row, in a batch whose other rows are sorted."""
+    rng = np.random.default_rng(5)
+    xp = np.sort(rng.standard_normal((3, 40)) * 10, axis=-1)
+    xp[1] = rng.permutation(xp[1])
+    xp[2, 10:14] = xp[2, 10:14][::-1].copy()
+    fp = rng.standard_normal((3, 40))
+    x = np.sort(rng.uniform(-25, 25, (3, queries)), axis=-1)
+    x[:, ::7] = rng.uniform(-25, 25, x[:, ::7].shape)
+    result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp))
+    for row in range(3):
+        assert same_bits(result[row], torch.from_numpy(np.interp(x[row], xp[row], fp[row]))), row
+
+
 def test_numpys_documented_cases() -> None:
     xp, fp = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), torch.tensor([3.0, 2.0, 0.0], dtype=torch.float64)
     assert torch.interp(torch.tensor(2.5, dtype=torch.float64), xp, fp).item() == 1.0
@@ -179,13 +256,14 @@ def batched_case(generator: torch.Generator, x_batch: tuple, knot_batch: tuple, 
 @pytest.mark.parametrize(("x_batch", "knot_batch", "fp_batch"), [
     ((), (), ()), ((3,), (), ()), ((), (3,), ()), ((), (), (3,)), ((2, 1), (3,), (2, 3)),
     ((4, 1, 2), (1, 3, 1), (3, 2)), ((0,), (), ()), ((2, 3), (2, 3), (2, 3))])
-def test_batched_form_is_a_loop_of_numpy_calls_over_the_broadcast_batch(x_batch, knot_batch, fp_batch) -> None:
+@pytest.mark.parametrize("m", [4, 9], ids=["fewer-queries-than-points", "more-queries-than-points"])
+def test_batched_form_is_a_loop_of_numpy_calls_over_the_broadcast_batch(x_batch, knot_batch, fp_batch, m) -> None:
     generator = torch.Generator().manual_seed(len(x_batch) * 10 + len(knot_batch))
-    x, xp, fp = batched_case(generator, x_batch, knot_batch, fp_batch, 9, 6)
+    x, xp, fp = batched_case(generator, x_batch, knot_batch, fp_batch, m, 6)
     result = torch.interp(x, xp, fp, left=-7.0)
     batch = torch.broadcast_shapes(x_batch, knot_batch, fp_batch)
-    assert result.shape == (*batch, 9)
-    x, xp, fp = x.expand(*batch, 9), xp.expand(*batch, 6), fp.expand(*batch, 6)
+    assert result.shape == (*batch, m)
+    x, xp, fp = x.expand(*batch, m), xp.expand(*batch, 6), fp.expand(*batch, 6)
     for row in itertools.product(*map(range, batch)):
         expected = torch.from_numpy(REFERENCE(x[row].numpy(), xp[row].numpy(), fp[row].numpy(), left=-7.0))
         assert same_bits(result[row], expected), row
@@ -376,6 +454,76 @@ def test_compiled_interp_gives_the_eager_bits() -> None:
         compiled = torch.compile(lambda a, b, c, options=options: torch.interp(a, b, c, **options) * 2,
                                  fullgraph=True)
         assert torch.equal(compiled(x, xp, fp), torch.interp(x, xp, fp, **options) * 2), options
+
+
+def test_torch_numpy_interp_is_numpy_interp_in_float64_with_numpys_errors() -> None:
+    import torch._numpy as tnp
+
+    x, xp, fp = [-1, 0, 1.5, 2.72, 3.14, np.nan], [1, 2, 3], [3, 2, 0]  # integer positions and values
+    result = tnp.interp(x, xp, fp, left=-9.5)
+    assert result.dtype == tnp.float64
+    assert same_bits(result.tensor, torch.from_numpy(np.interp(x, xp, fp, left=-9.5)))
+    x32 = np.linspace(-1, 4, 11, dtype=np.float32)  # float32 queries: numpy still computes in float64
+    assert same_bits(tnp.interp(x32, xp, [3.0, 2j, 0]).tensor, torch.from_numpy(np.interp(x32, xp, [3.0, 2j, 0])))
+    periodic = tnp.interp([-180, 185, 365], [190, -190, 350, -350], [5, 10, 3, 4], period=360)
+    assert periodic.tolist() == np.interp([-180, 185, 365], [190, -190, 350, -350], [5, 10, 3, 4], period=360).tolist()
+    for args, options, message in [
+        ((0, [], []), {}, "array of sample points is empty"),
+        ((0, [0], [1, 2]), {}, "fp and xp are not of the same length."),
+        ((0, [0, 1], [1, 2]), {"period": 0}, "period must be a non-zero value"),
+        ((0, [[0, 1]], [[1, 2]]), {}, "object too deep for desired array"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            np.interp(*args, **options)
+        with pytest.raises(ValueError, match=message):
+            tnp.interp(*args, **options)
+
+
+def test_export_keeps_the_query_and_sample_point_counts_symbolic() -> None:
+    class Interp(torch.nn.Module):
+        def forward(self, x, xp, fp):
+            return torch.interp(x, xp, fp, left=-1.0)
+
+    generator = torch.Generator().manual_seed(8)
+    sizes = {"x": {1: torch.export.Dim("queries")}, "xp": {0: torch.export.Dim("points")},
+             "fp": {0: torch.export.Dim("points")}}
+    exported = torch.export.export(Interp(), batched_case(generator, (2,), (), (), 50, 7), dynamic_shapes=sizes)
+    assert "torch.ops.aten.interp.default" in exported.graph_module.code
+    other = batched_case(generator, (2,), (), (), 90, 11)  # other sizes: nothing was specialized
+    assert same_bits(exported.module()(*other), torch.interp(*other, left=-1.0))
+
+
+def scripted_interp(x: torch.Tensor, xp: torch.Tensor, fp: torch.Tensor) -> torch.Tensor:
+    return torch.interp(x, xp, fp, right=2.0, period=None)
+
+
+def test_torchscript_calls_the_aten_op() -> None:
+    scripted = torch.jit.script(scripted_interp)
+    assert "aten::interp" in str(scripted.graph)
+    operands = batched_case(torch.Generator().manual_seed(9), (3,), (), (), 20, 6)
+    assert same_bits(scripted(*operands), scripted_interp(*operands))
+
+
+def test_dtensor_interpolates_sharded_queries_on_replicated_sample_points_without_collectives() -> None:
+    import torch.distributed as dist
+    from torch.distributed.tensor import DeviceMesh, Replicate, Shard, distribute_tensor
+    from torch.distributed.tensor.debug import CommDebugMode
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    # one process as rank 0 of 2: its shard's result is checked; the fake group moves no data
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=2)
+    try:
+        mesh = DeviceMesh("cpu", [0, 1])
+        x, xp, fp = batched_case(torch.Generator().manual_seed(10), (4,), (), (), 50, 7)
+        knots = [distribute_tensor(t, mesh, [Replicate()]) for t in (xp, fp)]
+        for dim, local_x in ((0, x[:2]), (1, x[:, :25])):
+            queries = distribute_tensor(x, mesh, [Shard(dim)])
+            with CommDebugMode() as comm:
+                result = torch.interp(queries, *knots)
+            assert result.placements == (Shard(dim),) and comm.get_total_counts() == 0
+            assert same_bits(result.to_local(), torch.interp(local_x, xp, fp))
+    finally:
+        dist.destroy_process_group()
 
 
 def test_torch_function_overrides_dispatch_interp() -> None:

@@ -326,6 +326,65 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "float64_is_numpy"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's fast path drops the knot rule: a query on a sample point interpolates, 0 * inf where fp is infinite",
+        INTERP_KERNEL,
+        "    } else if (static_cast<opmath_t>(xp[j]) == x) {\n",
+        "    } else if (false) {\n",
+        (INTERP_TESTS, "-k", "long_sorted"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's vectors interpolate a query on a sample point instead of taking its value (-0.0 becomes +0.0)",
+        INTERP_KERNEL,
+        "    const Vec value = Vec::blendv(\n"
+        "        line(Vec(slopes[j]), queries, low, fp_j), fp_j, queries == low);\n",
+        "    const Vec value = line(Vec(slopes[j]), queries, low, fp_j);\n",
+        (INTERP_TESTS, "-k", "long_sorted"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's vectors keep a NaN line where numpy retries from the right sample point",
+        INTERP_KERNEL,
+        "    if (value.isnan().zero_mask() != all_lanes) {\n",
+        "    if (value.isnan().zero_mask() != all_lanes && false) {\n",
+        (INTERP_TESTS, "-k", "long_sorted"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's fast path takes every xp as sorted, so an unsorted row leaves numpy's search path",
+        INTERP_KERNEL,
+        "        }) == xps + n;\n",
+        "        }) == xps + n || true;\n",
+        (INTERP_TESTS, "-k", "unsorted_xp"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's bisection stops a step short (two sample points left, the lower taken)",
+        INTERP_KERNEL,
+        "  while (length > 1) {\n",
+        "  while (length > 2) {\n",
+        (INTERP_TESTS, "-k", "long_sorted"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's walk of sorted queries counts within its window a query that lies beyond it",
+        INTERP_KERNEL,
+        "  if (top < n - 1 && at_or_above(key, xp, top + 1)) {\n",
+        "  if (false) {\n",
+        (INTERP_TESTS, "-k", "long_sorted"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's fast path reads fp from the first row of a batch (the slopes from the right one)",
+        INTERP_KERNEL,
+        "          const scalar_t* xps = xp_data + xp_row * n;\n"
+        "          const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);\n",
+        "          const scalar_t* xps = xp_data + xp_row * n;\n"
+        "          const scalar_t* fps = fp_data;\n",
+        (INTERP_TESTS, "-k", "batched_form"),
+        rebuild=True,
+    ),
 )
 
 

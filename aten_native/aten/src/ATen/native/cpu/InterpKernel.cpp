@@ -1,16 +1,21 @@
 #define TORCH_ASSERT_NO_OPERATORS
 #include <ATen/native/Interp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 #include <ATen/Parallel.h>
 #include <ATen/TensorIterator.h>
 #include <ATen/core/TensorBase.h>
+#include <ATen/cpu/vec/vec.h>
 #include <c10/core/Scalar.h>
 #include <c10/util/complex.h>
+#include <c10/util/irange.h>
 
 namespace at::native {
 inline namespace CPU_CAPABILITY {
@@ -28,6 +33,15 @@ namespace {
 // walk through the sample points instead of searching. For increasing xp
 // every search gives the same index, the last j with xp[j] <= x, so the
 // guess changes the speed, never the result.
+//
+// Where a row has at least as many queries as sample points, numpy computes
+// the slopes once, as (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]); so does this
+// kernel (the same division, so the same bits). A row whose xp is
+// non-decreasing (no NaN) then takes the fast path: random queries bisect
+// without branches, and a run of queries inside one segment, or beyond one
+// end, is computed a vector at a time with the scalar operations lane by
+// lane. Where xp is not sorted numpy's result depends on its search path,
+// and the row keeps numpy's steps.
 
 constexpr int64_t kLikelyInCacheSize = 8;
 
@@ -91,6 +105,50 @@ int64_t search_with_guess(
     }
   }
   return low - 1;
+}
+
+// The last j with xp[j] <= key, for xp[0] <= key <= xp[n - 1] and a
+// non-decreasing xp: the index every search finds, without a branch to
+// mispredict on random queries.
+template <typename opmath_t, typename position_t>
+inline int64_t bisect_sorted(opmath_t key, const position_t* xp, int64_t n) {
+  const position_t* base = xp;
+  int64_t length = n;
+  while (length > 1) {
+    const int64_t half = length / 2;
+    base += at_or_above(key, base, half) ? half : 0;
+    length -= half;
+  }
+  return base - xp;
+}
+
+// The same index for a query a few sample points on from the last one's, as
+// sorted queries are: the segment of `from` itself (many sorted queries per
+// segment), else the points of the kLikelyInCacheSize after it that key
+// reaches, counted, not searched, so that no branch depends on how far it
+// went. -1 where key lies before xp[from] or beyond the window.
+template <typename opmath_t, typename position_t>
+inline int64_t step_sorted(
+    opmath_t key,
+    const position_t* xp,
+    int64_t n,
+    int64_t from) {
+  from = std::clamp<int64_t>(from, 0, n - 1);
+  if (!at_or_above(key, xp, from)) {
+    return -1;
+  }
+  if (from == n - 1 || !at_or_above(key, xp, from + 1)) {
+    return from;
+  }
+  const int64_t top = std::min(from + kLikelyInCacheSize, n - 1);
+  if (top < n - 1 && at_or_above(key, xp, top + 1)) {
+    return -1;
+  }
+  int64_t j = from + 1;
+  for (int64_t i = from + 2; i <= top; i++) {
+    j += at_or_above(key, xp, i);
+  }
+  return j;
 }
 
 // numpy rounds slope * (x - xp[j]) before adding fp[j]. GCC in its GNU modes
@@ -269,6 +327,251 @@ void interp_rows(
       });
 }
 
+// One row's sample points with numpy's precomputed slopes (slopes[j] that of
+// segment j). run() is the fast path, for xp non-decreasing without NaN.
+template <typename scalar_t>
+struct SlopedRow {
+  using opmath_t = at::opmath_type<scalar_t>;
+  const scalar_t* xp;
+  const scalar_t* fp;
+  const opmath_t* slopes;
+  int64_t n;
+  opmath_t left_fill;
+  opmath_t right_fill;
+
+  // numpy's steps after its search, for the index j every search finds
+  opmath_t at(opmath_t x, int64_t j) const {
+    if (j == -1) {
+      return left_fill;
+    } else if (j == n) {
+      return right_fill;
+    } else if (j == n - 1) {
+      return static_cast<opmath_t>(fp[n - 1]);
+    } else if (static_cast<opmath_t>(xp[j]) == x) {
+      return static_cast<opmath_t>(fp[j]);
+    }
+    return between(
+        slopes[j],
+        x,
+        static_cast<opmath_t>(xp[j]),
+        static_cast<opmath_t>(xp[j + 1]),
+        static_cast<opmath_t>(fp[j]),
+        static_cast<opmath_t>(fp[j + 1]));
+  }
+
+  // The first and last sample points bound the search, as in
+  // search_with_guess; a NaN query is its own result. `near` is a two-bit
+  // saturating counter of searches that ended a few points on from the last
+  // one, as sorted queries do: while it is high, the next is looked for there
+  // first (step_sorted); while it is low (random queries), bisection is
+  // faster. A counter, not the last search alone, so that a sorted run's
+  // occasional longer step keeps the walk.
+  static constexpr int kNearMax = 3;
+  static constexpr int kNearForWalk = 2;
+
+  opmath_t scalar(opmath_t x, int64_t& j, int& near) const {
+    if (std::isnan(x)) {
+      return x;
+    }
+    if (x > static_cast<opmath_t>(xp[n - 1])) {
+      j = n;
+    } else if (x < static_cast<opmath_t>(xp[0])) {
+      j = -1;
+    } else {
+      const int64_t last = j;
+      j = near >= kNearForWalk ? step_sorted(x, xp, n, last) : -1;
+      if (j < 0) {
+        j = bisect_sorted(x, xp, n);
+      }
+      const bool walked =
+          static_cast<uint64_t>(j - last) <= uint64_t{kLikelyInCacheSize};
+      near = walked ? std::min(near + 1, kNearMax) : std::max(near - 1, 0);
+    }
+    return at(x, j);
+  }
+
+  // A vector of queries that all lie in the segment of the first, or all
+  // beyond one end: the scalar steps lane by lane (the same operations, so
+  // the same bits). False, with nothing written, where the lanes part ways or
+  // a line gives NaN (numpy's retry rule, left to the scalar steps).
+  bool vector(const scalar_t* x, scalar_t* out, int64_t& j) const {
+    using Vec = vec::Vectorized<scalar_t>;
+    constexpr int all_lanes = (1 << Vec::size()) - 1;
+    const scalar_t first = x[0];
+    if (std::isnan(first)) {
+      return false;
+    }
+    const Vec queries = Vec::loadu(x);
+    if (first < xp[0] || first > xp[n - 1]) {
+      const bool below = first < xp[0];
+      const Vec outside =
+          below ? queries < Vec(xp[0]) : queries > Vec(xp[n - 1]);
+      if (outside.zero_mask() != 0) {
+        return false;
+      }
+      Vec(below ? left_fill : right_fill).store(out);
+      return true;
+    }
+    j = search_with_guess(first, xp, n, j);
+    if (j == n - 1) {
+      return false;
+    }
+    const Vec low(xp[j]);
+    const Vec inside = (queries >= low) & (queries < Vec(xp[j + 1]));
+    if (inside.zero_mask() != 0) {
+      return false;
+    }
+    const Vec fp_j(fp[j]);
+    // a query on the sample point takes its value, as in at()
+    const Vec value = Vec::blendv(
+        line(Vec(slopes[j]), queries, low, fp_j), fp_j, queries == low);
+    if (value.isnan().zero_mask() != all_lanes) {
+      return false;
+    }
+    value.store(out);
+    return true;
+  }
+
+  void run(const scalar_t* x, scalar_t* out, int64_t count) const {
+    int64_t index = 0;
+    int64_t j = 0;
+    int near = kNearMax;
+    if constexpr (std::is_same_v<scalar_t, opmath_t>) {
+      // Vectors while queries keep to one segment (sorted queries, or a run
+      // beyond an end); after a miss, the next vector is tried once a
+      // vector's worth of queries has gone scalar. Where the queries are not
+      // walking (random ones, which never keep to a segment), each further
+      // miss in a row sends twice as many scalar first (up to 64 vectors),
+      // so that they pay for an attempt rarely.
+      constexpr int64_t lanes = vec::Vectorized<scalar_t>::size();
+      int64_t misses = 0;
+      while (index + lanes <= count) {
+        if (vector(x + index, out + index, j)) {
+          misses = 0;
+          near = kNearMax;
+          index += lanes;
+          continue;
+        }
+        // sorted queries that straddle two segments retry at the next vector
+        const int64_t backoff = near >= kNearForWalk
+            ? 1
+            : int64_t{1} << std::min<int64_t>(misses, 6);
+        const int64_t scalar_end = std::min(count, index + lanes * backoff);
+        misses++;
+        for (; index < scalar_end; index++) {
+          out[index] = scalar(x[index], j, near);
+        }
+      }
+    }
+    for (; index < count; index++) {
+      out[index] = static_cast<scalar_t>(
+          scalar(static_cast<opmath_t>(x[index]), j, near));
+    }
+  }
+};
+
+// Real rows with at least as many queries as sample points (n >= 2): numpy's
+// precomputed slopes, and the fast path where xp is sorted.
+template <typename scalar_t>
+void interp_sorted_rows(
+    const TensorBase& result,
+    const TensorBase& x,
+    const TensorBase& xp,
+    const TensorBase& fp,
+    const std::optional<c10::Scalar>& left,
+    const std::optional<c10::Scalar>& right) {
+  using opmath_t = at::opmath_type<scalar_t>;
+  const int64_t rows = result.size(0);
+  const int64_t queries = result.size(1);
+  const int64_t n = xp.size(1);
+  const int64_t xp_rows = xp.size(0);
+  const int64_t fp_rows = fp.size(0);
+  const int64_t slope_rows = std::max(xp_rows, fp_rows);
+  const scalar_t* x_data = x.const_data_ptr<scalar_t>();
+  const scalar_t* xp_data = xp.const_data_ptr<scalar_t>();
+  const scalar_t* fp_data = fp.const_data_ptr<scalar_t>();
+  scalar_t* result_data = result.mutable_data_ptr<scalar_t>();
+
+  std::vector<opmath_t> slopes(slope_rows * (n - 1));
+  at::parallel_for(
+      0,
+      slope_rows,
+      internal::GRAIN_SIZE / n + 1,
+      [&](int64_t begin, int64_t end) {
+        for (const auto row : c10::irange(begin, end)) {
+          const scalar_t* xps = xp_data + (xp_rows == 1 ? 0 : row * n);
+          const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);
+          opmath_t* row_slopes = slopes.data() + row * (n - 1);
+          for (const auto j : c10::irange(n - 1)) {
+            row_slopes[j] = (static_cast<opmath_t>(fps[j + 1]) -
+                             static_cast<opmath_t>(fps[j])) /
+                (static_cast<opmath_t>(xps[j + 1]) -
+                 static_cast<opmath_t>(xps[j]));
+          }
+        }
+      });
+  std::vector<char> xp_sorted(xp_rows);
+  for (const auto row : c10::irange(xp_rows)) {
+    const scalar_t* xps = xp_data + row * n;
+    // a NaN fails every comparison, so it makes a row unsorted (n >= 2)
+    xp_sorted[row] =
+        std::adjacent_find(xps, xps + n, [](scalar_t a, scalar_t b) {
+          return !(static_cast<opmath_t>(a) <= static_cast<opmath_t>(b));
+        }) == xps + n;
+  }
+
+  const std::optional<opmath_t> left_value = left.has_value()
+      ? std::optional<opmath_t>(left->to<opmath_t>())
+      : std::nullopt;
+  const std::optional<opmath_t> right_value = right.has_value()
+      ? std::optional<opmath_t>(right->to<opmath_t>())
+      : std::nullopt;
+  const int64_t x_row_stride = x.size(0) == 1 ? 0 : queries;
+  const int64_t grain_size = std::max<int64_t>(internal::GRAIN_SIZE / 4, 1);
+  at::parallel_for(
+      0, rows * queries, grain_size, [&](int64_t begin, int64_t end) {
+        int64_t index = begin;
+        while (index < end) {
+          const int64_t row = index / queries;
+          const int64_t row_end = std::min(end, (row + 1) * queries);
+          const int64_t xp_row = xp_rows == 1 ? 0 : row;
+          const scalar_t* xps = xp_data + xp_row * n;
+          const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);
+          const opmath_t* row_slopes =
+              slopes.data() + (slope_rows == 1 ? 0 : row * (n - 1));
+          const scalar_t* xs =
+              x_data + row * x_row_stride + (index - row * queries);
+          const opmath_t left_fill =
+              left_value.value_or(static_cast<opmath_t>(fps[0]));
+          const opmath_t right_fill =
+              right_value.value_or(static_cast<opmath_t>(fps[n - 1]));
+          if (xp_sorted[xp_row]) {
+            const SlopedRow<scalar_t> sorted_row{
+                xps, fps, row_slopes, n, left_fill, right_fill};
+            sorted_row.run(xs, result_data + index, row_end - index);
+          } else {
+            // numpy's steps, whose search path decides the segment
+            int64_t j = 0;
+            for (int64_t i = 0; i < row_end - index; i++) {
+              const opmath_t x_value = static_cast<opmath_t>(xs[i]);
+              opmath_t value;
+              if (std::isnan(x_value)) {
+                value = x_value;
+              } else {
+                j = search_with_guess(x_value, xps, n, j);
+                value =
+                    SlopedRow<scalar_t>{
+                        xps, fps, row_slopes, n, left_fill, right_fill}
+                        .at(x_value, j);
+              }
+              result_data[index + i] = static_cast<scalar_t>(value);
+            }
+          }
+          index = row_end;
+        }
+      });
+}
+
 void interp_kernel(
     const TensorBase& result,
     const TensorBase& x,
@@ -281,6 +584,8 @@ void interp_kernel(
         if constexpr (c10::is_complex<scalar_t>::value) {
           interp_rows<scalar_t, InterpComplex<scalar_t>>(
               result, x, xp, fp, left, right);
+        } else if (xp.size(1) >= 2 && result.size(1) >= xp.size(1)) {
+          interp_sorted_rows<scalar_t>(result, x, xp, fp, left, right);
         } else {
           interp_rows<scalar_t, InterpReal<scalar_t>>(
               result, x, xp, fp, left, right);
