@@ -237,6 +237,13 @@ struct InterpComplex {
   }
 };
 
+// left or right as the value type, where given (fp[0] or fp[n - 1] otherwise)
+template <typename value_t>
+std::optional<value_t> fill_value(const std::optional<c10::Scalar>& fill) {
+  return fill.has_value() ? std::optional<value_t>(fill->to<value_t>())
+                          : std::nullopt;
+}
+
 template <typename scalar_t, typename Ops>
 void interp_rows(
     const TensorBase& result,
@@ -258,12 +265,8 @@ void interp_rows(
   const position_t* xp_data = xp.const_data_ptr<position_t>();
   const scalar_t* fp_data = fp.const_data_ptr<scalar_t>();
   scalar_t* result_data = result.mutable_data_ptr<scalar_t>();
-  const std::optional<value_t> left_value = left.has_value()
-      ? std::optional<value_t>(left->to<value_t>())
-      : std::nullopt;
-  const std::optional<value_t> right_value = right.has_value()
-      ? std::optional<value_t>(right->to<value_t>())
-      : std::nullopt;
+  const auto left_value = fill_value<value_t>(left);
+  const auto right_value = fill_value<value_t>(right);
 
   // Each task takes a run of queries; the guess starts again at every row.
   const int64_t grain_size = std::max<int64_t>(internal::GRAIN_SIZE / 4, 1);
@@ -520,12 +523,8 @@ void interp_sorted_rows(
         }) == xps + n;
   }
 
-  const std::optional<opmath_t> left_value = left.has_value()
-      ? std::optional<opmath_t>(left->to<opmath_t>())
-      : std::nullopt;
-  const std::optional<opmath_t> right_value = right.has_value()
-      ? std::optional<opmath_t>(right->to<opmath_t>())
-      : std::nullopt;
+  const auto left_value = fill_value<opmath_t>(left);
+  const auto right_value = fill_value<opmath_t>(right);
   const int64_t x_row_stride = x.size(0) == 1 ? 0 : queries;
   const int64_t grain_size = std::max<int64_t>(internal::GRAIN_SIZE / 4, 1);
   at::parallel_for(
@@ -545,10 +544,10 @@ void interp_sorted_rows(
               left_value.value_or(static_cast<opmath_t>(fps[0]));
           const opmath_t right_fill =
               right_value.value_or(static_cast<opmath_t>(fps[n - 1]));
+          const SlopedRow<scalar_t> sloped_row{
+              xps, fps, row_slopes, n, left_fill, right_fill};
           if (xp_sorted[xp_row]) {
-            const SlopedRow<scalar_t> sorted_row{
-                xps, fps, row_slopes, n, left_fill, right_fill};
-            sorted_row.run(xs, result_data + index, row_end - index);
+            sloped_row.run(xs, result_data + index, row_end - index);
           } else {
             // numpy's steps, whose search path decides the segment
             int64_t j = 0;
@@ -559,10 +558,7 @@ void interp_sorted_rows(
                 value = x_value;
               } else {
                 j = search_with_guess(x_value, xps, n, j);
-                value =
-                    SlopedRow<scalar_t>{
-                        xps, fps, row_slopes, n, left_fill, right_fill}
-                        .at(x_value, j);
+                value = sloped_row.at(x_value, j);
               }
               result_data[index + i] = static_cast<scalar_t>(value);
             }
