@@ -47,7 +47,9 @@ class PathRule:
 # The one table of how the torch wheel maps onto the upstream source tree.
 WHEEL_PATH_RULES: tuple[PathRule, ...] = (
     PathRule("torchgen/packaged/ATen/native/", "aten/src/ATen/native/", (".yaml",)),
-    PathRule("torchgen/packaged/autograd/", "tools/autograd/", (".yaml",)),
+    # tools/autograd as the build packages it: derivatives.yaml and the autograd codegen itself (gen_variable_type.py
+    # holds the set of operators whose gradient is implemented for complex inputs).
+    PathRule("torchgen/packaged/autograd/", "tools/autograd/", (".yaml", ".py")),
     PathRule("torch/include/ATen/", "aten/src/ATen/", (".h", ".cuh", ".hpp")),
     PathRule("torch/include/c10/", "c10/", (".h", ".cuh", ".hpp")),
     # The header every Inductor C++ kernel starts from.

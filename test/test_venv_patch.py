@@ -113,3 +113,24 @@ def test_on_the_pin_a_python_fragment_that_fails_is_an_error(
     with pytest.raises(Exception, match="anchor 'lowerings: dict = {}' not found"):
         venv_patch.patch_install(site, on_pin=True)
     assert (site / REFS_MEMBER).read_text() == REFS
+
+
+CODEGEN_MEMBER = "torchgen/packaged/autograd/gen_variable_type.py"
+COMPLEX_SET = "GRADIENT_IMPLEMENTED_FOR_COMPLEX = {\n    \"t\",\n}\n"
+
+
+@pytest.mark.parametrize(("part", "patched"), [("build", [YAML_MEMBER, CODEGEN_MEMBER]), ("python", [])])
+def test_the_autograd_codegen_is_patched_with_the_build_inputs_not_the_front_end(
+    site: Path, sources_root: Path, monkeypatch: pytest.MonkeyPatch, part: str, patched: list[str]
+) -> None:
+    # codegen imports the patched gen_variable_type.py (which operators have complex gradients) before the
+    # operator library exists, when only the build part has been applied
+    use_sources(monkeypatch, sources_root)
+    write(site / CODEGEN_MEMBER, COMPLEX_SET)
+    write(
+        sources_root / "derivatives/tools/autograd/gen_variable_type.py.fragments.toml",
+        fragment_toml("one", "after", '    "t",\n', '    "cbrt",\n'),
+    )
+    assert sorted(venv_patch.patch_install(site, on_pin=False, part=part).contents) == patched
+    expected = COMPLEX_SET.replace('"t",\n', '"t",\n    "cbrt",\n') if patched else COMPLEX_SET
+    assert (site / CODEGEN_MEMBER).read_text() == expected

@@ -96,6 +96,8 @@ def test_files_the_build_generates_have_no_upstream_path(upstream: str) -> None:
         ("torch/include/c10/util/generic_math.h", "c10/util/generic_math.h"),
         ("torch/include/c10/macros/cmake_macros.h", "c10/macros/cmake_macros.h"),
         ("torch/_C/_autograd.pyi", "torch/_C/_autograd.pyi"),
+        ("torchgen/packaged/autograd/gen_variable_type.py", "tools/autograd/gen_variable_type.py"),
+        ("torchgen/packaged/autograd/derivatives.yaml", "tools/autograd/derivatives.yaml"),
     ],
 )
 def test_source_files_beside_generated_ones_keep_their_upstream_path(member: str, upstream: str) -> None:

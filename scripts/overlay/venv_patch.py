@@ -99,7 +99,7 @@ def _patched_without(
             if on_pin:
                 raise
         text = original.decode()
-        python = member.endswith(PYTHON_SUFFIXES)
+        python = is_front_end_python(member)
         for topic in sources.topics:
             ordered = tuple(f for f in fragment_file.fragments if f.topic == topic.id)
             if not ordered or (python and topic.id in left_out):
@@ -115,17 +115,26 @@ def _patched_without(
         member = wheel_member_of(new_file.upstream_path)
         if member is None or not in_part(member):
             continue
-        if not (left_out and member.endswith(PYTHON_SUFFIXES) and sources.topic_of_new_file(new_file.upstream_path) in left_out):
+        if not (left_out and is_front_end_python(member) and sources.topic_of_new_file(new_file.upstream_path) in left_out):
             patched.contents[member] = new_file.source.read_bytes()
     return patched, failed
 
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+# The code generator's own package: its Python is read by codegen, before any operator exists, like the yamls.
+CODEGEN_PACKAGE = "torchgen/"
+
+
+def is_front_end_python(member: str) -> bool:
+    """A Python file of torch itself (imported at run time), as against the yamls, headers and torchgen's Python."""
+    return member.endswith(PYTHON_SUFFIXES) and not member.startswith(CODEGEN_PACKAGE)
+
+
 PARTS: dict[str, Callable[[str], bool]] = {
-    # What codegen and the compiler read (yamls, headers): must apply on every torch.
-    "build": lambda member: not member.endswith(PYTHON_SUFFIXES),
+    # What codegen and the compiler read (yamls, headers, torchgen): must apply on every torch.
+    "build": lambda member: not is_front_end_python(member),
     # Python front end: applied only once the operator library is installed, since it uses the new operators.
-    "python": lambda member: member.endswith(PYTHON_SUFFIXES),
+    "python": is_front_end_python,
     "all": lambda member: True,
 }
 

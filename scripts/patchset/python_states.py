@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.layout import wheel_member_of
-from scripts.overlay.venv_patch import PYTHON_SUFFIXES, STATE_DIR_NAME
+from scripts.overlay.venv_patch import STATE_DIR_NAME, is_front_end_python
 from scripts.patchset.fragments import FragmentError, Sources, apply_fragments_to_text
 
 HIDDEN_LIST = "hidden-modules.json"  # in a shadow directory: modules that do not exist yet at that commit
@@ -46,7 +46,7 @@ def installed_pristine(site: Path, member: str) -> bytes:
 
 def _python_member(upstream_path: str) -> str | None:
     member = wheel_member_of(upstream_path)
-    return member if member is not None and member.endswith(PYTHON_SUFFIXES) else None
+    return member if member is not None and is_front_end_python(member) else None
 
 
 def boundaries(sources: Sources, site: Path) -> list[Boundary]:
