@@ -387,14 +387,14 @@ def test_meta_tensors_give_the_shape_and_dtype_of_the_cpu_kernel() -> None:
         assert meta.device.type == "meta" and meta.shape == cpu.shape and meta.dtype == cpu.dtype
 
 
-def gradient_case(period: float | None = None, batch: bool = False):
+def gradient_case(period: float | None = None, batch: bool = False, fp_dtype: torch.dtype = torch.float64):
     """Sample points at k + [0, 0.25), queries at k + [0.4, 0.6): finite differences never cross a knot."""
     generator = torch.Generator().manual_seed(7)
     shape = (2, 5) if batch else (5,)
     xp = torch.arange(5, dtype=torch.float64) + torch.rand(shape, generator=generator, dtype=torch.float64) / 4
     if period is not None:
         xp = xp[..., torch.tensor([3, 0, 4, 1, 2])]
-    fp = torch.randn(shape, generator=generator, dtype=torch.float64)
+    fp = torch.randn(shape, generator=generator, dtype=fp_dtype)
     low, high = (-7, 13) if period is not None else (-2, 6)
     x = torch.randint(low, high, (8,), generator=generator).double() + 0.4 + torch.rand(8, generator=generator,
                                                                                       dtype=torch.float64) / 5
@@ -406,6 +406,18 @@ def gradient_case(period: float | None = None, batch: bool = False):
                          ids=["plain", "left-right", "period", "negative-period", "batched"])
 def test_gradcheck_and_gradgradcheck_away_from_the_knots(options: dict, batch: bool) -> None:
     inputs = gradient_case(options.get("period"), batch)
+    function = lambda x, xp, fp: torch.interp(x, xp, fp, **options)  # noqa: E731
+    assert torch.autograd.gradcheck(function, inputs)
+    assert torch.autograd.gradgradcheck(function, inputs)
+    assert torch.autograd.gradcheck(function, inputs, check_forward_ad=True, check_backward_ad=False,
+                                    check_undefined_grad=False)
+
+
+@pytest.mark.parametrize("options", [{}, {"left": 1 - 2j, "right": 0.5j}, {"period": 6.0}],
+                         ids=["plain", "left-right", "period"])
+def test_complex_fp_gradcheck_and_gradgradcheck_for_real_x_and_xp(options: dict) -> None:
+    # the result is complex and x, xp real: their gradients are the real part of grad * conj(slope)
+    inputs = gradient_case(options.get("period"), fp_dtype=torch.complex128)
     function = lambda x, xp, fp: torch.interp(x, xp, fp, **options)  # noqa: E731
     assert torch.autograd.gradcheck(function, inputs)
     assert torch.autograd.gradgradcheck(function, inputs)

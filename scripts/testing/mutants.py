@@ -385,6 +385,14 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "batched_form"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's gradient for x with complex fp takes grad * slope, not grad * conj(slope)",
+        INTERP,
+        "        real_if(grad_ * lin.d_x.conj(), true),\n",
+        "        real_if(grad_ * lin.d_x, true),\n",
+        (INTERP_TESTS, "-k", "complex_fp_gradcheck"),
+        rebuild=True,
+    ),
 )
 
 
