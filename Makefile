@@ -91,6 +91,7 @@ frontier: overlay
 cross-arch: venv
 	$(VENV)/bin/python -m scripts.cross_arch.check --include "$$($(VENV)/bin/python -m scripts.cross_arch.vec_tests --print-include)"
 	$(VENV)/bin/python -m scripts.cross_arch.vec_tests
+	$(VENV)/bin/python -m scripts.cross_arch.kernels
 
 # Wheels for scripts/gpu/check.sh on a machine without network (build/wheelhouse, carried along).
 gpu-bundle:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scripts.cross_arch import kernels
 from scripts.cross_arch.check import DEFAULT_OUTPUT, LAYOUTS, differing, report, run_all, write_sleef_shim
 from scripts.cross_arch.targets import (
     BUILDS,
@@ -20,6 +21,7 @@ from scripts.cross_arch.targets import (
 )
 from scripts.cross_arch.toolchain import install
 from scripts.cross_arch.vec_tests import patched_include
+from scripts.patchset.fragments import load_sources
 
 
 def bits(dtype: str, *values: int) -> np.ndarray:
@@ -69,6 +71,65 @@ def test_every_architecture_and_capability_gives_the_same_bits(toolchains: None)
         "aarch64-neon-sve-clang", "aarch64-sve256-clang", "aarch64-sve128-clang", "x86_64-avx2-narrow-long-double"}
     assert outcomes[0].build.name == "x86_64-default" and outcomes[1].build.name == "x86_64-avx2"
     assert report(outcomes, with_torch=True) == []
+
+
+@pytest.mark.slow
+def test_every_cpu_kernel_of_the_patch_set_compiles_for_every_architecture_and_capability(toolchains: None) -> None:
+    builds, files = kernels.compilable_builds(), kernels.kernel_files(load_sources())
+    assert {f.name for f in files} == {"CbrtKernel.cpp", "DivModKernel.cpp", "InterpKernel.cpp"}
+    assert {b.name for b in builds} >= {"aarch64-neon", "aarch64-sve256", "ppc64le-vsx", "s390x-zvector",
+                                        "aarch64-neon-sve-clang", "aarch64-sve128-clang", "x86_64-avx512-clang"}
+    results = kernels.compile_all(patched_include(), builds, files, kernels.OUTPUT, jobs=2)
+    assert kernels.problems_of(results) == []
+
+
+@pytest.mark.slow
+def test_a_kernel_with_an_x86_intrinsic_fails_the_other_architectures_builds(toolchains: None, tmp_path: Path) -> None:
+    kernel = tmp_path / "XKernel.cpp"
+    kernel.write_text("#include <ATen/cpu/vec/vec.h>\n#include <immintrin.h>\n"
+                      "double first() { return _mm_cvtsd_f64(_mm_set1_pd(1.0)); }\n")
+    builds = [b for b in kernels.compilable_builds() if b.name in ("x86_64-default", "aarch64-neon", "ppc64le-vsx")]
+    results = {r.build.name: r.error for r in kernels.compile_all(patched_include(), builds, [kernel], tmp_path, 2)}
+    assert results["x86_64-default"] is None
+    # aarch64 has no immintrin.h; ppc64le's compatibility headers refuse to stand in for x86 by default
+    assert "immintrin.h" in results["aarch64-neon"] and "X86_INTRINSICS" in results["ppc64le-vsx"]
+
+
+@pytest.mark.parametrize(("build", "slot"), [("x86_64-default", None), ("x86_64-avx2", "HAVE_AVX2_CPU_DEFINITION"),
+                                             ("aarch64-neon", None), ("aarch64-sve256", "HAVE_SVE_CPU_DEFINITION"),
+                                             ("aarch64-sve128-clang", "HAVE_SVE_CPU_DEFINITION"),
+                                             ("ppc64le-vsx", "HAVE_VSX_CPU_DEFINITION"),
+                                             ("s390x-zvector", "HAVE_ZVECTOR_CPU_DEFINITION")])
+def test_each_kernel_build_defines_the_dispatch_slot_of_its_capability_once(build: str, slot: str | None) -> None:
+    # without the macro DispatchStub.h has no member for the capability, and REGISTER_DISPATCH fails to compile
+    (chosen,) = [b for b in BUILDS if b.name == build]
+    command = kernels.compile_command(chosen, Path("K.cpp"), Path("include"), Path("shim"), Path("K.o"))
+    defined = [flag for flag in command if flag.startswith("-DHAVE_") and flag.endswith("_CPU_DEFINITION")]
+    assert defined == ([f"-D{slot}"] if slot else [])
+
+
+def test_kernel_files_are_the_new_files_under_a_native_cpu_folder(tmp_path: Path) -> None:
+    root = tmp_path / "sources"
+    kernel = "aten/src/ATen/native/cpu/XKernel.cpp"
+    others = ("aten/src/ATen/native/X.cpp", "aten/src/ATen/native/cuda/XKernel.cu", "aten/src/ATen/native/cpu/X.h")
+    for path in (kernel, "aten/src/ATen/native/sparse/cpu/YKernel.cpp", *others):
+        (root / "aten_native" / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / "aten_native" / path).write_text("// new\n")
+    files = sorted(f"aten/src/ATen/native/{p}" for p in ("cpu/XKernel.cpp", "sparse/cpu/YKernel.cpp"))
+    (root / "topics.toml").write_text(
+        '[[topic]]\nid = "one"\nstack = "one"\nsubject = "s"\nbody = "b"\ntests = []\nfiles = ['
+        + ", ".join(f'"{p}"' for p in (kernel, "aten/src/ATen/native/sparse/cpu/YKernel.cpp", *others)) + "]\n")
+    found = [str(f.relative_to(root / "aten_native")) for f in kernels.kernel_files(load_sources(root))]
+    assert found == files
+
+
+def test_the_zarch_shim_declares_plain_functions_of_the_suffixs_vector_type() -> None:
+    assert write_sleef_shim.__module__ == "scripts.cross_arch.check"
+    from scripts.cross_arch.check import zarch_declaration
+
+    assert zarch_declaration("Sleef_fmodd2") == "__vector double Sleef_fmodd2(__vector double, ...);"
+    assert zarch_declaration("Sleef_hypotf4_u05") == "__vector float Sleef_hypotf4_u05(__vector float, ...);"
+    assert zarch_declaration("Sleef_fmodd4") is None
 
 
 X86_AVX512 = Host("x86_64", "Linux", frozenset({"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq"}))

@@ -64,14 +64,32 @@ def torch_include() -> Path:
     return Path(spec.origin).parent / "include"
 
 
+# vec256_zarch.h hands its entry points to mapSleef as function pointers (mapSleef(Sleef_fmodf4, Sleef_fmodd2, b)),
+# whose type a template cannot give: those need one plain declaration each, of the vector type the name's suffix
+# says (f4: four floats, d2: two doubles; variadic, since they are unary or binary).
+ZARCH_HEADER = "vec256/zarch/vec256_zarch.h"
+ZARCH_VECTOR_TYPES = {"f4": "__vector float", "d2": "__vector double"}
+
+
+def zarch_declaration(name: str) -> str | None:
+    match = re.fullmatch(r"Sleef_[a-z0-9]+?(f4|d2)(?:_u\d+)?", name)
+    vector = ZARCH_VECTOR_TYPES[match.group(1)] if match else None
+    return f"{vector} {name}({vector}, ...);" if vector else None
+
+
 def write_sleef_shim(include: Path, folder: Path) -> Path:
     """The wheel's sleef.h declares only x86 entry points, but the NEON, SVE, VSX and ZVECTOR headers name their
-    own in members that cbrt never calls. Declaring each name as a template lets those headers compile; a call
+    own in members that the vec code tested never calls. Declaring each name lets those headers compile; a call
     would fail to link, since nothing defines them."""
-    names = sorted({n for h in (include / "ATen" / "cpu" / "vec").rglob("*.h")
-                    for n in re.findall(r"\bSleef_\w+", h.read_text())})
+    vec = include / "ATen" / "cpu" / "vec"
+    names = sorted({n for h in vec.rglob("*.h") for n in re.findall(r"\bSleef_\w+", h.read_text())})
+    zarch = set(re.findall(r"\bSleef_\w+", (vec / ZARCH_HEADER).read_text())) if (vec / ZARCH_HEADER).is_file() else set()
+    lines = ["#pragma once"]
+    for name in names:
+        template = f"template <typename V, typename... W> V {name}(V, W...);"
+        plain = zarch_declaration(name) if name in zarch else None
+        lines += [template] if plain is None else ["#if defined(__s390x__)", plain, "#else", template, "#endif"]
     folder.mkdir(parents=True, exist_ok=True)
-    lines = ["#pragma once", *(f"template <typename V, typename... W> V {n}(V, W...);" for n in names)]
     (folder / "sleef.h").write_text("\n".join(lines) + "\n")
     return folder
 
