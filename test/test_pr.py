@@ -3,6 +3,11 @@ stack, with nothing of another stack in it."""
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,7 @@ from scripts.gitutil import git
 from scripts.layout import REPO_ROOT
 from scripts.patchset.fragments import FragmentError, load_sources
 from scripts.patchset.native_ops import native_ops
+from scripts.patchset.testplan import suite_command
 from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout
 from scripts.upstream.pr import (
     COMPLETE_COMMAND,
@@ -25,7 +31,7 @@ from scripts.upstream.pr import (
     markdown_section,
     write_pr,
 )
-from scripts.upstream.suites import SUITES
+from scripts.upstream.suites import SUITES, Suite
 
 CBRT, DIVMOD = load_sources().stacks[:2]
 
@@ -340,7 +346,7 @@ def test_pr_carries_a_test_plan_per_commit_and_the_follow_ups(real_repo_pr: tupl
     assert plan is not None
     for topic in load_sources().of_stack(CBRT).topics:
         assert f"{topic.subject}:" in plan
-    assert "python test/test_torch.py -k 'cbrt or test_doc'" in plan
+    assert "python test/test_torch.py -k cbrt -k test_doc" in plan
     follow_ups = markdown_section(text, lambda title: title == "Follow-ups")
     assert follow_ups is not None and follow_ups[-1].startswith("Fixes #")
     assert "core" in follow_ups[0] and "ONNX" in follow_ups[0] and "export" in follow_ups[0]
@@ -363,7 +369,7 @@ def test_pr_on_a_checkout_exports_the_complete_series_under_the_users_name(tmp_p
     assert ops_runs and all(
         "\npython test/test_ops.py -k cbrt\n  ok: 2 passed, 0 failed, 0 errors, 1 skipped" in p for p in ops_runs
     )
-    assert any("python test/test_torch.py -k 'cbrt or test_doc'\n  not run yet" in p for p in patches)
+    assert any("python test/test_torch.py -k cbrt -k test_doc\n  not run yet" in p for p in patches)
     diffs = "".join(patches)
     for fragment_file in sources.fragment_files:
         assert f"diff --git a/{fragment_file.upstream_path} " in diffs, fragment_file.upstream_path
@@ -418,3 +424,40 @@ def test_pr_quotes_the_commit_messages_on_what_ci_does_not_cover(real_repo_pr: t
     assert "vec256_test*" in ci and "vec_test_all_types_{DEFAULT,AVX2,AVX512} (#58438)" in ci
     assert "PrivateUse1" in fallback and "test/test_bc_devices.py" in fallback
     assert (REPO_ROOT / "test" / "test_bc_devices.py").is_file()
+
+
+UNITTEST_SUITE = """from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestCommonCPU(TestCase):
+    def test_out_op_cpu_float32(self):
+        pass
+
+    def test_out__op_backward_cpu_float32(self):
+        pass
+
+    def test_out_other_cpu_float32(self):
+        pass
+
+
+class HasDecompTest(TestCase):
+    def test_has_decomposition(self):
+        pass
+
+
+if __name__ == "__main__":
+    run_tests()
+"""
+
+
+def test_a_test_plan_line_runs_the_operators_tests_as_upstream_runs_the_file(tmp_path: Path) -> None:
+    # `python test/<file>` runs unittest, whose -k is one substring per flag: an `a or b` expression (pytest's
+    # syntax) would match no test name and run nothing
+    command = suite_command(Suite("test_decomp.py", ("HasDecompTest",)), ("op", "_op_backward"))
+    assert command == "python test/test_decomp.py -k op -k HasDecompTest"
+    write(tmp_path / "test" / "test_decomp.py", UNITTEST_SUITE)
+    ran = subprocess.run([sys.executable, *shlex.split(command)[1:], "-v"], cwd=tmp_path, capture_output=True,
+                         text=True, env={**os.environ, "CI": ""})
+    assert ran.returncode == 0, ran.stderr
+    assert sorted(re.findall(r"^(test_\w+) ", ran.stderr, re.MULTILINE)) == [
+        "test_has_decomposition", "test_out__op_backward_cpu_float32", "test_out_op_cpu_float32"]

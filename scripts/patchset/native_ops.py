@@ -131,8 +131,3 @@ def base_names(ops: Iterable[NativeOp]) -> tuple[str, ...]:
     """The operators' names without overload (`op`, `op_`), each once, in order."""
     return tuple(dict.fromkeys(op.base for op in ops))
 
-
-def pytest_keyword(ops: Iterable[NativeOp], *extra: str) -> str:
-    """A pytest -k expression selecting the tests that name any of the operators (and `extra` terms)."""
-    terms = [*root_names(ops), *extra]
-    return " or ".join(dict.fromkeys(terms))

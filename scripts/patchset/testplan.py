@@ -28,9 +28,7 @@ def suites_of(topic: Topic, sources: Sources) -> list[Suite | NativeTest]:
 
 
 def suite_command(suite: Suite, ops: tuple[str, ...]) -> str:
-    keyword = suite.keyword(ops)
-    keyword = keyword if keyword.isidentifier() else f"'{keyword}'"
-    return f"python test/{suite.path} -k {keyword}"
+    return f"python test/{suite.path} {suite.unittest_arguments(ops)}"
 
 
 def commands_of(suite: Suite | NativeTest, ops: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -104,7 +102,7 @@ def plan_lines_selecting_nothing(sources: Sources, topic: Topic) -> list[str]:
                     problems.append(f"{topic.id}: {suite.name} filters on {name}, which this commit does not add to {suite.source}")
             continue
         keyword = suite.keyword(ops)
-        terms = [term.strip().lower() for term in keyword.split(" or ")]
+        terms = [term.lower() for term in suite.terms(ops)]
         text = "\n".join(added.get(path, "") for path in suite.sources).lower()
         if not any(term in text for term in terms):
             problems.append(

@@ -10,6 +10,7 @@ test files.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -48,12 +49,23 @@ class Suite:
     def junit_file(self) -> str:
         return self.path.removesuffix(".py").replace("/", "-") + ".xml"
 
-    def keyword(self, ops: Iterable[str]) -> str:
-        """The -k expression selecting the tests of the operators `ops` (root names) and the extra terms."""
+    def terms(self, ops: Iterable[str]) -> tuple[str, ...]:
+        """The -k terms selecting the tests of the operators `ops` (root names) and the extra terms. Both runners
+        match a term as a substring of the test's name, so a term that holds another (`_op_backward` holds `op`)
+        selects nothing more and is left out."""
         terms = list(dict.fromkeys([*ops, *self.extra]))
         if not terms:
             raise FragmentError(f"test/{self.path}: no operator to select (no `- func:` in the commits up to here)")
-        return " or ".join(terms)
+        return tuple(term for term in terms if not any(other != term and other in term for other in terms))
+
+    def keyword(self, ops: Iterable[str]) -> str:
+        """pytest's -k expression for the terms: `make pytorch` runs the suites with pytest."""
+        return " or ".join(self.terms(ops))
+
+    def unittest_arguments(self, ops: Iterable[str]) -> str:
+        """The same selection for `python test/<file>`, which runs unittest (common_utils.run_tests): its -k takes
+        one substring, not an expression, and a test runs when any of the -k flags matches."""
+        return " ".join(f"-k {shlex.quote(term)}" for term in self.terms(ops))
 
 
 SUITES: tuple[Suite, ...] = (
