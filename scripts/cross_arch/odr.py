@@ -1,13 +1,13 @@
-"""The CPU kernel's capability objects share no cube-root symbol that the linker could pick from either.
+"""The capability objects of each CPU kernel share no symbol of its operators that the linker could pick from either.
 
-aten/src/ATen/native/cpu/CbrtKernel.cpp is compiled once per CPU capability, each time with its own -m flags. A
-function with external linkage that all of those objects define (an inline function or template instantiation
-outside `inline namespace CPU_CAPABILITY`) is a weak symbol in each, and the linker keeps one of them: the DEFAULT
-kernel can then run a copy compiled with AVX512 and FMA instructions. At -O3 such functions are usually inlined,
-at -O0 (a DEBUG build) they are not. This compiles the kernel at -O0 for DEFAULT and AVX2, as
+A kernel file (aten/src/ATen/native/cpu/*.cpp, each one the patch set adds) is compiled once per CPU capability, each
+time with its own -m flags. A function with external linkage that all of those objects define (an inline function
+or template instantiation outside `inline namespace CPU_CAPABILITY`) is a weak symbol in each, and the linker keeps
+one of them: the DEFAULT kernel can then run a copy compiled with AVX512 and FMA instructions. At -O3 such functions
+are usually inlined, at -O0 (a DEBUG build) they are not. This compiles each kernel at -O0 for DEFAULT and AVX2, as
 scripts/overlay/CMakeLists.txt (and PyTorch's cmake/Codegen.cmake) does but without optimization, against the wheel's
-headers patched by this repo, and lists the defined, externally visible symbols with `cbrt` in their demangled name
-that both objects define.
+headers patched by this repo, and lists the defined, externally visible symbols both objects define whose demangled
+name holds the name of an operator the patch set adds (scripts/patchset/native_ops.py).
 
     python -m scripts.cross_arch.odr     # prints the shared symbols; exits 1 when there are any
 """
@@ -20,11 +20,13 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from scripts.cross_arch.kernels import kernel_files
 from scripts.cross_arch.targets import capability
 from scripts.cross_arch.vec_tests import patched_include
 from scripts.layout import REPO_ROOT
+from scripts.patchset.fragments import load_sources
+from scripts.patchset.native_ops import native_ops, root_names
 
-KERNEL = REPO_ROOT / "aten_native" / "aten" / "src" / "ATen" / "native" / "cpu" / "CbrtKernel.cpp"
 OUTPUT = REPO_ROOT / "build" / "odr"
 # The -m flags of each capability in scripts/overlay/CMakeLists.txt (cmake/Codegen.cmake), without its -O3.
 CAPABILITY_FLAGS: dict[str, tuple[str, ...]] = {
@@ -58,9 +60,7 @@ def compile_command(source: Path, obj: Path, include: Path, cap: str) -> list[st
     ]
 
 
-def compile_objects(
-    capabilities: tuple[str, ...], folder: Path, include: Path, source: Path = KERNEL
-) -> dict[str, Path]:
+def compile_objects(capabilities: tuple[str, ...], folder: Path, include: Path, source: Path) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
 
     def build(cap: str) -> Path:
@@ -82,23 +82,32 @@ def external_symbols(obj: Path) -> dict[str, str]:
     return dict(zip(names, demangled.stdout.splitlines(), strict=True))
 
 
-def shared_cbrt_symbols(objects: list[Path]) -> list[str]:
-    """The demangled names of the cube-root symbols every object defines with external linkage."""
+def shared_symbols_naming(objects: list[Path], names: tuple[str, ...]) -> list[str]:
+    """The demangled names holding any of `names` of the symbols every object defines with external linkage."""
     tables = [external_symbols(obj) for obj in objects]
     common = set.intersection(*(set(t) for t in tables))
-    return sorted(tables[0][m] for m in common if "cbrt" in tables[0][m].lower())
+    return sorted(tables[0][m] for m in common if any(name in tables[0][m].lower() for name in names))
+
+
+def operator_names() -> tuple[str, ...]:
+    """The root names of every operator the patch set adds."""
+    return root_names(native_ops(load_sources()))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--capabilities", nargs="+", default=["DEFAULT", "AVX2"], choices=list(CAPABILITY_FLAGS))
     args = parser.parse_args(argv)
-    objects = compile_objects(tuple(args.capabilities), OUTPUT, patched_include(OUTPUT))
-    shared = shared_cbrt_symbols(list(objects.values()))
-    print(f"odr: {len(shared)} cube-root symbols defined by every object of {', '.join(objects)}")
-    for name in shared:
-        print(f"  {name}")
-    return 1 if shared else 0
+    include, names, found = patched_include(OUTPUT), operator_names(), 0
+    for kernel in kernel_files(load_sources()):
+        objects = compile_objects(tuple(args.capabilities), OUTPUT, include, kernel)
+        shared = shared_symbols_naming(list(objects.values()), names)
+        print(f"odr: {kernel.name}: {len(shared)} symbols naming {', '.join(names)} defined by every object of "
+              f"{', '.join(objects)}")
+        for name in shared:
+            print(f"  {name}")
+        found += len(shared)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
