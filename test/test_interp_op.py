@@ -291,10 +291,15 @@ def test_non_contiguous_inputs_and_out_give_the_contiguous_bits() -> None:
     assert torch.equal(strided, expected)
 
 
-def test_out_of_another_dtype_is_rejected_and_an_empty_out_resized() -> None:
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_out_of_another_dtype_is_rejected_and_an_empty_out_resized(device: str) -> None:
     x, xp, fp = torch.rand(5), torch.arange(3.0), torch.rand(3)
-    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got long int instead"):
-        torch.interp(x, xp, fp, out=torch.empty(5, dtype=torch.long))
+    for wrong in (torch.long, torch.float64):  # not even a dtype the result casts to safely
+        # the structured kernel's words on the CPU, out_wrapper's on the meta device
+        with pytest.raises(RuntimeError, match=r"Expected out tensor to have dtype (float,|torch.float32) but got"):
+            torch.interp(x.to(device), xp.to(device), fp.to(device), out=torch.empty(5, dtype=wrong, device=device))
+    if device == "meta":
+        return
     out = torch.empty(0)
     torch.interp(x, xp, fp, out=out)
     assert out.shape == (5,) and torch.equal(out, torch.interp(x, xp, fp))

@@ -393,6 +393,14 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "complex_fp_gradcheck"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's Python meta accepts an out= of a dtype the result casts to, which the kernels reject",
+        "frontend/torch/_meta_registrations.py.fragments.toml",
+        "@register_meta(aten.interp)\n@out_wrapper(exact_dtype=True)\n",
+        "@register_meta(aten.interp)\n@out_wrapper()\n",
+        (INTERP_TESTS, "-k", "out_of_another"),
+        rebuild=True,
+    ),
 )
 
 
