@@ -99,6 +99,9 @@ HARNESSES: dict[str, Harness] = {
     "aten/src/ATen/functorch/BatchRulesBinaryOps.cpp": Harness(
         "BatchRulesBinaryOpsOverlay.cpp", binary_batch_rules_env, "functorch"
     ),
+    "aten/src/ATen/functorch/BatchRulesDecompositions.cpp": Harness(
+        "BatchRulesDecompositionsOverlay.cpp", batch_rules_env, "functorch"
+    ),
 }
 COMPILED_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".cu", ".mm")
 
