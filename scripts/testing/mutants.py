@@ -337,9 +337,9 @@ MUTANTS = (
     Mutant(
         "interp's vectors interpolate a query on a sample point instead of taking its value (-0.0 becomes +0.0)",
         INTERP_KERNEL,
-        "    const Vec value = Vec::blendv(\n"
+        "    return Vec::blendv(\n"
         "        line(Vec(slopes[j]), queries, low, fp_j), fp_j, queries == low);\n",
-        "    const Vec value = line(Vec(slopes[j]), queries, low, fp_j);\n",
+        "    return line(Vec(slopes[j]), queries, low, fp_j);\n",
         (INTERP_TESTS, "-k", "long_sorted"),
         rebuild=True,
     ),
@@ -399,6 +399,14 @@ MUTANTS = (
         "@register_meta(aten.interp)\n@out_wrapper(exact_dtype=True)\n",
         "@register_meta(aten.interp)\n@out_wrapper()\n",
         (INTERP_TESTS, "-k", "out_of_another"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's vectors take a query beyond the next sample point but one into the segment after the first's",
+        INTERP_KERNEL,
+        "      if (j + 2 >= n || (queries < Vec(xp[j + 2])).zero_mask() != 0) {\n",
+        "      if (j + 2 >= n) {\n",
+        (INTERP_TESTS, "-k", "long_sorted"),
         rebuild=True,
     ),
 )

@@ -393,10 +393,12 @@ struct SlopedRow {
     return at(x, j);
   }
 
-  // A vector of queries that all lie in the segment of the first, or all
-  // beyond one end: the scalar steps lane by lane (the same operations, so
-  // the same bits). False, with nothing written, where the lanes part ways or
-  // a line gives NaN (numpy's retry rule, left to the scalar steps).
+  // A vector of queries that all lie in the segment of the first or the one
+  // after it, or all beyond one end: the scalar steps lane by lane (the same
+  // operations, so the same bits). The second segment serves sorted queries
+  // a few per segment, whose vectors mostly straddle a sample point. False,
+  // with nothing written, where the lanes spread wider or a line gives NaN
+  // (numpy's retry rule, left to the scalar steps).
   bool vector(const scalar_t* x, scalar_t* out, int64_t& j) const {
     using Vec = vec::Vectorized<scalar_t>;
     constexpr int all_lanes = (1 << Vec::size()) - 1;
@@ -420,19 +422,37 @@ struct SlopedRow {
       return false;
     }
     const Vec low(xp[j]);
-    const Vec inside = (queries >= low) & (queries < Vec(xp[j + 1]));
-    if (inside.zero_mask() != 0) {
+    if ((queries >= low).zero_mask() != 0) {
       return false;
     }
-    const Vec fp_j(fp[j]);
-    // a query on the sample point takes its value, as in at()
-    const Vec value = Vec::blendv(
-        line(Vec(slopes[j]), queries, low, fp_j), fp_j, queries == low);
+    const Vec middle(xp[j + 1]);
+    const Vec below_middle = queries < middle;
+    Vec value = segment(queries, low, j);
+    if (below_middle.zero_mask() != 0) {
+      // some lanes lie at or beyond xp[j + 1]: in segment j + 1, which
+      // search_with_guess would find for them, if below xp[j + 2]
+      if (j + 2 >= n || (queries < Vec(xp[j + 2])).zero_mask() != 0) {
+        return false;
+      }
+      value = Vec::blendv(segment(queries, middle, j + 1), value, below_middle);
+    }
     if (value.isnan().zero_mask() != all_lanes) {
       return false;
     }
     value.store(out);
     return true;
+  }
+
+  // Segment j's line at each query; a query on the sample point takes its
+  // value, as in at().
+  vec::Vectorized<scalar_t> segment(
+      const vec::Vectorized<scalar_t>& queries,
+      const vec::Vectorized<scalar_t>& low,
+      int64_t j) const {
+    using Vec = vec::Vectorized<scalar_t>;
+    const Vec fp_j(fp[j]);
+    return Vec::blendv(
+        line(Vec(slopes[j]), queries, low, fp_j), fp_j, queries == low);
   }
 
   void run(const scalar_t* x, scalar_t* out, int64_t count) const {
