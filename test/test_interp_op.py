@@ -462,6 +462,26 @@ def test_vmap_runs_the_batch_rule_and_matches_the_op_per_example() -> None:
         torch._C._functorch._set_vmap_fallback_warning_enabled(False)
 
 
+def test_vmap_of_vjp_and_jvp_runs_the_derivatives_decompositions_not_the_fallback() -> None:
+    # _interp_backward and _interp_jvp are CompositeImplicitAutograd: registered for decomposition under vmap
+    # (BatchRulesDecompositions.cpp), they never reach the batched fallback, which raises here
+    generator = torch.Generator().manual_seed(3)
+    x, xp, fp = batched_case(generator, (3,), (), (), 5, 4)
+    cotangents = torch.randn(x.shape, generator=generator, dtype=x.dtype)
+    function = lambda queries, knots, values: torch.interp(queries, knots, values, left=-1.0)  # noqa: E731
+    torch._C._functorch._set_vmap_fallback_enabled(False)
+    try:
+        grads = torch.vmap(lambda a, g: torch.func.vjp(function, a, xp, fp)[1](g))(x, cotangents)
+        tangents = torch.vmap(lambda a, g: torch.func.jvp(lambda q: function(q, xp, fp), (a,), (g,))[1])(x, cotangents)
+    finally:
+        torch._C._functorch._set_vmap_fallback_enabled(True)
+    for i in range(3):
+        expected = torch.func.vjp(function, x[i], xp, fp)[1](cotangents[i])
+        for batched, one in zip(grads, expected, strict=True):
+            assert torch.equal(batched[i], one)
+        assert torch.equal(tangents[i], torch.func.jvp(lambda q: function(q, xp, fp), (x[i],), (cotangents[i],))[1])
+
+
 def test_compiled_interp_gives_the_eager_bits() -> None:
     """Inductor runs the eager kernel (an explicit fallback: interp has no decomposition)."""
     generator = torch.Generator().manual_seed(5)

@@ -409,6 +409,14 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "long_sorted"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's backward is not registered for decomposition under vmap, so vmap of its vjp takes the fallback",
+        "frontend/aten/src/ATen/functorch/BatchRulesDecompositions.cpp.fragments.toml",
+        "  OP_DECOMPOSE(_interp_backward);\n",
+        "  // OP_DECOMPOSE(_interp_backward);\n",
+        (INTERP_TESTS, "-k", "vmap_of_vjp"),
+        rebuild=True,
+    ),
 )
 
 
