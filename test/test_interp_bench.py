@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from scripts.measure.interp_bench import Row, measure, operands, recipe, report, verdict
+from scripts.measure.interp_bench import Row, measure, operands, recipe, report, seconds, verdict
 
 
 def row(order: str, queries: int, vs_numpy: float, vs_recipe: float) -> Row:
@@ -34,3 +34,15 @@ def test_a_measured_row_reports_speeds_relative_to_interp_in_one_run() -> None:
     table_row = text.splitlines()[-1]
     assert table_row.startswith("| float32 | 2^10 | 2^4 | sorted | 1 | ")
     assert f"| {measured.vs_numpy:.2f}x | {measured.vs_recipe:.2f}x |" in table_row
+
+
+def test_each_timing_runs_at_the_rows_thread_count() -> None:
+    # torch.utils.benchmark.Timer sets its own thread count (1 unless told) while it times
+    seen: list[int] = []
+    before = torch.get_num_threads()
+    seconds(lambda: seen.append(torch.get_num_threads()), 0.01, 2)
+    assert set(seen) == {2}
+    seen.clear()
+    seconds(lambda: seen.append(torch.get_num_threads()), 0.01, 1)
+    assert set(seen) == {1}
+    torch.set_num_threads(before)

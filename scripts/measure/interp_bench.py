@@ -72,8 +72,10 @@ def operands(dtype: torch.dtype, queries: int, knots: int, order: str) -> tuple[
     return (x.sort().values if order == "sorted" else x), xp, fp
 
 
-def seconds(run: Callable[[], object], min_run_time: float) -> float:
-    return benchmark.Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=min_run_time).median
+def seconds(run: Callable[[], object], min_run_time: float, threads: int) -> float:
+    # Timer sets torch's thread count for the timing itself (num_threads, 1 unless given)
+    timer = benchmark.Timer("run()", globals={"run": run}, num_threads=threads)
+    return timer.blocked_autorange(min_run_time=min_run_time).median
 
 
 def measure(dtype: str, queries: int, knots: int, order: str, threads: int, min_run_time: float) -> Row:
@@ -83,10 +85,10 @@ def measure(dtype: str, queries: int, knots: int, order: str, threads: int, min_
     x_np, xp_np, fp_np = x.numpy(), xp.numpy(), fp.numpy()
     return Row(
         dtype, queries, knots, order, threads,
-        interp_s=seconds(lambda: torch.interp(x, xp, fp, out=out), min_run_time),
-        numpy_s=seconds(lambda: np.interp(x_np, xp_np, fp_np), min_run_time),
-        recipe_s=seconds(lambda: recipe(x, xp, fp), min_run_time),
-        copy_s=seconds(lambda: out.copy_(x), min_run_time),
+        interp_s=seconds(lambda: torch.interp(x, xp, fp, out=out), min_run_time, threads),
+        numpy_s=seconds(lambda: np.interp(x_np, xp_np, fp_np), min_run_time, threads),
+        recipe_s=seconds(lambda: recipe(x, xp, fp), min_run_time, threads),
+        copy_s=seconds(lambda: out.copy_(x), min_run_time, threads),
     )
 
 
