@@ -75,7 +75,9 @@ stage overlay "$python" -m scripts.overlay.build --python "$python" --cuda "$cud
   note "the overlay did not build: no later stage can run; see $out/overlay.log"; exit 1; }
 grep '^overlay: skipped' "$out/overlay.log" | tee -a "$out/summary.txt"
 
-stage cuda-tests "$python" -m pytest test/test_cbrt_cuda.py -q -p no:cacheprovider -rs --junitxml="$out/cuda-tests.xml" \
+# the CUDA tests: test_cbrt_cuda.py's, and each operator test file's (test_<op>_op.py) that name CUDA
+stage cuda-tests "$python" -m pytest test/test_cbrt_cuda.py test/test_*_op.py -k cuda -q -p no:cacheprovider -rs \
+  --junitxml="$out/cuda-tests.xml" \
   && note "$(grep -E '[0-9]+ (passed|skipped|failed)' "$out/cuda-tests.log" | tail -n 1)"
 if [ $device = cuda ]; then
   stage bitwise "$python" -m scripts.gpu.bitwise --device cuda --json "$out/bitwise.json"
