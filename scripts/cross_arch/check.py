@@ -82,8 +82,9 @@ def write_sleef_shim(include: Path, folder: Path) -> Path:
     own in members that the vec code tested never calls. Declaring each name lets those headers compile; a call
     would fail to link, since nothing defines them."""
     vec = include / "ATen" / "cpu" / "vec"
-    names = sorted({n for h in vec.rglob("*.h") for n in re.findall(r"\bSleef_\w+", h.read_text())})
-    zarch = set(re.findall(r"\bSleef_\w+", (vec / ZARCH_HEADER).read_text())) if (vec / ZARCH_HEADER).is_file() else set()
+    named = {header: set(re.findall(r"\bSleef_\w+", header.read_text())) for header in vec.rglob("*.h")}
+    names = sorted(set().union(*named.values()))
+    zarch = named.get(vec / ZARCH_HEADER, set())
     lines = ["#pragma once"]
     for name in names:
         template = f"template <typename V, typename... W> V {name}(V, W...);"

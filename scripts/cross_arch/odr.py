@@ -24,7 +24,7 @@ from scripts.cross_arch.kernels import kernel_files
 from scripts.cross_arch.targets import capability
 from scripts.cross_arch.vec_tests import patched_include
 from scripts.layout import REPO_ROOT
-from scripts.patchset.fragments import load_sources
+from scripts.patchset.fragments import Sources, load_sources
 from scripts.patchset.native_ops import native_ops, root_names
 
 OUTPUT = REPO_ROOT / "build" / "odr"
@@ -89,17 +89,18 @@ def shared_symbols_naming(objects: list[Path], names: tuple[str, ...]) -> list[s
     return sorted(tables[0][m] for m in common if any(name in tables[0][m].lower() for name in names))
 
 
-def operator_names() -> tuple[str, ...]:
+def operator_names(sources: Sources | None = None) -> tuple[str, ...]:
     """The root names of every operator the patch set adds."""
-    return root_names(native_ops(load_sources()))
+    return root_names(native_ops(load_sources() if sources is None else sources))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--capabilities", nargs="+", default=["DEFAULT", "AVX2"], choices=list(CAPABILITY_FLAGS))
     args = parser.parse_args(argv)
-    include, names, found = patched_include(OUTPUT), operator_names(), 0
-    for kernel in kernel_files(load_sources()):
+    sources = load_sources()
+    include, names, found = patched_include(OUTPUT), operator_names(sources), 0
+    for kernel in kernel_files(sources):
         objects = compile_objects(tuple(args.capabilities), OUTPUT, include, kernel)
         shared = shared_symbols_naming(list(objects.values()), names)
         print(f"odr: {kernel.name}: {len(shared)} symbols naming {', '.join(names)} defined by every object of "

@@ -32,7 +32,7 @@ from scripts.patchset.testplan import load_results, test_plan
 from scripts.upstream.apply_checkout import ApplyError, default_branch
 from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.upstream.series_from_checkout import ExportedSeries, export_from_checkout
-from scripts.upstream.suites import SUITES, results_dir_of, stack_ops
+from scripts.upstream.suites import SUITES, results_dir_of, selecting_terms, stack_ops
 
 OUTPUT_DIR = REPO_ROOT / "build" / "pr"
 NOT_RUN = "not run yet"
@@ -462,7 +462,7 @@ def checklist(sources: Sources) -> list[str]:
 
 
 def reproduce_section(sources: Sources) -> list[str]:
-    stack, branch, keyword = sources.stacks[0], default_branch(sources), " or ".join(stack_ops(sources))
+    stack, branch, keyword = sources.stacks[0], default_branch(sources), " or ".join(selecting_terms(stack_ops(sources)))
     keyword = keyword if keyword.isidentifier() else f"'{keyword}'"
     where = f"PYTORCH_SRC=~/pytorch STACK={stack}"
     commented = [

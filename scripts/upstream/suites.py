@@ -30,6 +30,13 @@ def results_dir_of(stack: str) -> Path:
 OPINFOS = "torch/testing/_internal/common_methods_invocations.py"
 
 
+def selecting_terms(terms: Iterable[str]) -> tuple[str, ...]:
+    """The -k terms, each once, without those that hold another: pytest and unittest both match a term as a
+    substring of the test's name, so `_op_backward` selects nothing that `op` does not."""
+    unique = list(dict.fromkeys(terms))
+    return tuple(term for term in unique if not any(other != term and other in term for other in unique))
+
+
 @dataclass(frozen=True)
 class Suite:
     """An upstream test file (relative to test/) and the pytest -k terms that select the operators' tests.
@@ -50,13 +57,11 @@ class Suite:
         return self.path.removesuffix(".py").replace("/", "-") + ".xml"
 
     def terms(self, ops: Iterable[str]) -> tuple[str, ...]:
-        """The -k terms selecting the tests of the operators `ops` (root names) and the extra terms. Both runners
-        match a term as a substring of the test's name, so a term that holds another (`_op_backward` holds `op`)
-        selects nothing more and is left out."""
-        terms = list(dict.fromkeys([*ops, *self.extra]))
+        """The -k terms selecting the tests of the operators `ops` (root names) and the extra terms."""
+        terms = selecting_terms([*ops, *self.extra])
         if not terms:
             raise FragmentError(f"test/{self.path}: no operator to select (no `- func:` in the commits up to here)")
-        return tuple(term for term in terms if not any(other != term and other in term for other in terms))
+        return terms
 
     def keyword(self, ops: Iterable[str]) -> str:
         """pytest's -k expression for the terms: `make pytorch` runs the suites with pytest."""
