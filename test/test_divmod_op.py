@@ -172,6 +172,38 @@ def test_out_tuple_is_written_and_returned() -> None:
     assert torch.equal(quotient, torch.floor_divide(a, b)) and torch.equal(remainder, torch.remainder(a, b))
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    (torch.tensor([7, -7, 5, -9]), 2), (torch.tensor([7.5, -7.5, 0.25, -3.0]), -2.5), (7.5, torch.tensor([2.0, -2.0, 0.5])),
+    (-7, torch.tensor([2, -2, 3])), (2.5, torch.tensor([2, -3, 4], dtype=torch.int32)),
+], ids=["tensor-int", "tensor-float", "float-tensor", "int-tensor", "float-int-tensor"])
+def test_out_tuple_of_the_scalar_overloads_is_written_as_floor_divide_and_remainder_write_theirs(a, b) -> None:
+    """divmod.Scalar_out and divmod.Scalar_Tensor_out: the operand order and the promotion of the Python number
+    as floor_divide and remainder give them (their out= forms are the reference)."""
+    expected_quotient, expected_remainder = torch.floor_divide(a, b), torch.remainder(a, b)
+    quotient, remainder = torch.empty(0, dtype=expected_quotient.dtype), torch.empty(0, dtype=expected_quotient.dtype)
+    result = torch.divmod(a, b, out=(quotient, remainder))
+    assert result.quotient is quotient and result.remainder is remainder
+    assert same_bits(quotient, expected_quotient) and same_bits(remainder, expected_remainder)
+
+
+def test_out_tensors_that_overlap_an_input_or_each_other_are_refused_and_full_aliasing_works() -> None:
+    a, b = torch.tensor([7.0, -7.0, 5.5, 9.0]), torch.tensor([2.0, 2.0, -3.0, 4.0])
+    overlap = "unsupported operation: some elements of the input tensor and the written-to tensor refer"
+    with pytest.raises(RuntimeError, match=overlap):
+        shared = torch.empty(4)
+        torch.divmod(a, b, out=(shared, shared))
+    with pytest.raises(RuntimeError, match=overlap):
+        storage = torch.empty(6)
+        torch.divmod(a, b, out=(storage[:4], storage[2:]))
+    with pytest.raises(RuntimeError, match=overlap):
+        storage = torch.cat([a, b])
+        torch.divmod(storage[:4], b, out=(storage[1:5], torch.empty(4)))
+    expected = torch.floor_divide(a, b), torch.remainder(a, b)
+    self_, other = a.clone(), b.clone()
+    torch.divmod(self_, other, out=(self_, other))  # each output is exactly one input, as TensorIterator allows
+    assert same_bits(self_, expected[0]) and same_bits(other, expected[1])
+
+
 def test_integer_division_by_zero_raises_as_floor_divide_does() -> None:
     a, zero = torch.tensor([1, 2, 3]), torch.tensor([1, 0, 1])
     with pytest.raises(RuntimeError, match="ZeroDivisionError") as expected:
@@ -300,6 +332,22 @@ def test_compiled_divmod_gives_the_eager_bits(dtype: torch.dtype) -> None:
         compiled = torch.compile(torch.divmod, fullgraph=True)(*args)
         eager = torch.divmod(*args)
         assert same_bits(compiled.quotient, eager.quotient) and same_bits(compiled.remainder, eager.remainder)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32], ids=str)
+def test_pythons_builtin_divmod_compiles_fullgraph_to_the_eager_bits(dtype: torch.dtype) -> None:
+    """divmod(a, b) with a tensor operand: Dynamo's builtin dispatches through the operands' nb_divmod slot."""
+    generator = torch.Generator().manual_seed(6)
+    a = (torch.randn(300, generator=generator, dtype=torch.float64) * 100).to(dtype)
+    b = (torch.randn(300, generator=generator, dtype=torch.float64) * 10).to(dtype)
+    b = torch.where(b == 0, torch.ones_like(b), b)
+    calls = [(lambda x, y: divmod(x, y), (a, b)), (lambda x: divmod(x, 3.0), (a,)), (lambda x: divmod(x, -3), (a,)),
+             (lambda y: divmod(7.5, y), (b,)), (lambda y: divmod(-7, y), (b,))]
+    for builtin_call, args in calls:
+        torch._dynamo.reset()
+        compiled = torch.compile(builtin_call, fullgraph=True)(*args)
+        eager = builtin_call(*args)
+        assert same_bits(compiled[0], eager[0]) and same_bits(compiled[1], eager[1])
 
 
 @pytest.mark.slow

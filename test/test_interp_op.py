@@ -214,6 +214,87 @@ def test_unsorted_xp_gives_numpys_bits_along_numpys_search_path(queries: int) ->
         assert same_bits(result[row], torch.from_numpy(np.interp(x[row], xp[row], fp[row]))), row
 
 
+@pytest.mark.skipif(not NUMPY_IS_THE_REFERENCE, reason="numpy.interp is the reference on x86-64 only; the replica "
+                    "assumes sorted sample points")
+@pytest.mark.parametrize("queries", [3, 60], ids=["fewer-queries-than-points", "more-queries-than-points"])
+@pytest.mark.parametrize("complex_fp", [False, True], ids=["real", "complex"])
+def test_a_nan_sample_point_gives_numpys_bits_along_numpys_comparisons(queries: int, complex_fp: bool) -> None:
+    """numpy's search compares key < xp[i] in some steps and key >= xp[i] in others; against a NaN both are
+    false, so which one a step makes decides where the search goes."""
+    xp, fp = np.array([0.0, np.nan, 2, 3, 4]), np.array([0.0, 10, 20, 30, 40])
+    assert torch.interp(torch.tensor([2.5], dtype=torch.float64), torch.from_numpy(xp),
+                        torch.from_numpy(fp)).item() == np.interp([2.5], xp, fp)[0] == 25.0
+    rng = np.random.default_rng(queries)
+    for trial in range(40):
+        n = int(rng.integers(5, 30))
+        xp = np.sort(rng.uniform(-10, 10, n))
+        xp[rng.choice(n, int(rng.integers(1, 3)), replace=False)] = np.nan
+        fp = rng.standard_normal(n) + (1j * rng.standard_normal(n) if complex_fp else 0)
+        x = rng.uniform(-12, 12, queries)
+        if trial % 2:
+            x = np.sort(x)
+        result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp))
+        assert same_bits(result, torch.from_numpy(np.interp(x, xp, fp))), (trial, xp)
+
+
+@pytest.mark.skipif(not NUMPY_IS_THE_REFERENCE, reason="numpy.interp is the reference on x86-64 only; the replica "
+                    "assumes sorted sample points")
+@pytest.mark.parametrize("case", ["more-queries-than-points", "fewer-queries-than-points", "complex-fp"])
+def test_unsorted_xp_gives_numpys_bits_on_1_and_2_threads_past_one_parallel_chunk(case: str) -> None:
+    """Where xp is not sorted, numpy's result depends on the index the search of the previous query found; a row
+    split between threads must still be searched from its first query on."""
+    if case == "more-queries-than-points":
+        xp = np.array([0.0, 5, 1, 2, 3, 4, 6, 7, 8, 9])
+        x = np.concatenate([np.full(50_000, 5.25), np.full(50_000, 1.25)])
+    else:  # the same swap in 20,000 points, with 18,000 queries (a row of the kernel without precomputed slopes)
+        xp = np.arange(20_000.0)
+        xp[[1, 5]] = xp[[5, 1]]
+        x = np.concatenate([np.full(9_000, 15_000.25), np.full(9_000, 1.25)])
+    fp = np.sqrt(np.arange(len(xp), dtype=np.float64)) * 3 + 1
+    if case == "complex-fp":
+        fp = fp - 2j * fp[::-1]
+    expected = torch.from_numpy(np.interp(x, xp, fp))
+    before = torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            result = torch.interp(torch.from_numpy(x), torch.from_numpy(xp), torch.from_numpy(fp))
+            assert same_bits(result, expected), threads
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("aliased", ["xp", "fp", "x-shifted", "x-broadcast"])
+def test_out_that_overlaps_the_sample_points_or_part_of_x_is_refused(aliased: str) -> None:
+    overlap = "unsupported operation: some elements of the input tensor and the written-to tensor refer"
+    x, xp, fp = torch.tensor([25.0, 5, 15, 30]), torch.tensor([0.0, 10, 20, 30]), torch.tensor([0.0, 10, 20, 30])
+    if aliased == "xp":
+        out = xp
+    elif aliased == "fp":
+        out = fp
+    elif aliased == "x-shifted":
+        storage = torch.cat([x, torch.zeros(1)])
+        x, out = storage[:4], storage[1:]
+    else:
+        xp, fp = xp.repeat(2, 1), fp.repeat(2, 1)
+        out = x.repeat(2, 1)
+        x = out[:1]  # one row of queries for a result of two rows, written over them
+    with pytest.raises(RuntimeError, match=overlap):
+        torch.interp(x, xp, fp, out=out)
+
+
+@pytest.mark.parametrize("batch", [(), (3,)], ids=["1-d", "batched"])
+def test_out_that_is_x_itself_gives_the_bits_of_a_new_result(batch: tuple) -> None:
+    """Each query is read before its result is written, so out=x works, as a TensorIterator op allows."""
+    generator = torch.Generator().manual_seed(11)
+    x, xp, fp = batched_case(generator, batch, batch, batch, 40_000, 50)
+    for options in ({}, dict(period=2.5)):
+        expected = torch.interp(x, xp, fp, **options)
+        queries = x.clone()
+        assert torch.interp(queries, xp, fp, **options, out=queries) is queries
+        assert same_bits(queries, expected), options
+
+
 def test_numpys_documented_cases() -> None:
     xp, fp = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), torch.tensor([3.0, 2.0, 0.0], dtype=torch.float64)
     assert torch.interp(torch.tensor(2.5, dtype=torch.float64), xp, fp).item() == 1.0
@@ -377,10 +458,35 @@ def test_reduced_precision_is_within_its_pinned_bound_of_numpy(dtype: torch.dtyp
     (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.rand(4, device="meta")), RuntimeError,
      "interp: expected x, xp and fp on the same device, but got x on cpu, xp on cpu and fp on meta; move them "
      "to one device with .to(device)"),
-], ids=["lengths", "empty", "0-d", "period", "integer-fp", "bool-fp", "complex-x", "complex-left", "devices"])
+    (lambda: torch.interp(torch.rand(8, 64), torch.rand(8, 9), torch.rand(4, 9)), RuntimeError,
+     "interp: expected the batch dimensions (all but the last) of x, xp and fp to broadcast, but got x of shape "
+     "[8, 64], xp of shape [8, 9] and fp of shape [4, 9]"),
+    (lambda: torch.interp(torch.rand(3), torch.arange(4.0), torch.rand(4, dtype=torch.cfloat).to(torch.chalf)),
+     TypeError, "interp: expected fp of a floating point or complex dtype (float16, bfloat16, float32, float64, "
+     "complex64, complex128), but got ComplexHalf; convert it first, e.g. fp.to(torch.float64)"),
+], ids=["lengths", "empty", "0-d", "period", "integer-fp", "bool-fp", "complex-x", "complex-left", "devices",
+        "batch-shapes", "complex32-fp"])
 def test_bad_input_raises_an_error_naming_the_argument_and_the_fix(call, error: type, message: str) -> None:
     with pytest.raises(error) as caught:
         call()
+    assert str(caught.value).splitlines()[0] == message
+
+
+@pytest.mark.parametrize(("shapes", "fp_dtype", "error", "message"), [
+    (((8, 64), (8, 9), (4, 9)), torch.float32, RuntimeError,
+     "interp: expected the batch dimensions (all but the last) of x, xp and fp to broadcast, but got x of shape "
+     "[8, 64], xp of shape [8, 9] and fp of shape [4, 9]"),
+    (((3,), (4,), (4,)), torch.complex32, TypeError,
+     "interp: expected fp of a floating point or complex dtype (float16, bfloat16, float32, float64, complex64, "
+     "complex128), but got torch.complex32; convert it first, e.g. fp.to(torch.float64)"),
+], ids=["batch-shapes", "complex32-fp"])
+def test_the_python_meta_refuses_what_the_kernels_refuse(shapes, fp_dtype, error: type, message: str) -> None:
+    """The Python meta (torch.export and torch.compile trace through it) refuses the inputs the C++ meta does."""
+    from torch._meta_registrations import meta_interp
+
+    x, xp, fp = (torch.empty(shape, device="meta") for shape in shapes)
+    with pytest.raises(error) as caught:
+        meta_interp(x, xp, fp.to(fp_dtype))
     assert str(caught.value).splitlines()[0] == message
 
 
@@ -514,6 +620,13 @@ def test_torch_numpy_interp_is_numpy_interp_in_float64_with_numpys_errors() -> N
             np.interp(*args, **options)
         with pytest.raises(ValueError, match=message):
             tnp.interp(*args, **options)
+    for args in ((np.array([1 + 1j]), [0.0, 2], [0.0, 1]), ([1.0], np.array([0j, 2]), [0.0, 1])):
+        # numpy casts x and xp to float64 with the 'safe' rule
+        message = "Cannot cast array data from dtype('complex128') to dtype('float64') according to the rule 'safe'"
+        for interp in (np.interp, tnp.interp):
+            with pytest.raises(TypeError) as caught:
+                interp(*args)
+            assert str(caught.value) == message, interp
 
 
 def test_export_keeps_the_query_and_sample_point_counts_symbolic() -> None:

@@ -321,8 +321,8 @@ MUTANTS = (
     Mutant(
         "interp's guessed search returns the guess where the query lies in the second segment after it",
         INTERP_KERNEL,
-        "    if (!at_or_above(key, xp, guess + 2)) {\n      return guess + 1;\n",
-        "    if (!at_or_above(key, xp, guess + 2)) {\n      return guess;\n",
+        "    if (below(key, xp, guess + 2)) {\n      return guess + 1;\n",
+        "    if (below(key, xp, guess + 2)) {\n      return guess;\n",
         (INTERP_TESTS, "-k", "float64_is_numpy"),
         rebuild=True,
     ),
@@ -354,8 +354,8 @@ MUTANTS = (
     Mutant(
         "interp's fast path takes every xp as sorted, so an unsorted row leaves numpy's search path",
         INTERP_KERNEL,
-        "        }) == xps + n;\n",
-        "        }) == xps + n || true;\n",
+        "    xp_sorted[row] = is_non_decreasing<opmath_t>(xp_data + row * n, n);\n",
+        "    xp_sorted[row] = true;\n",
         (INTERP_TESTS, "-k", "unsorted_xp"),
         rebuild=True,
     ),
@@ -415,6 +415,54 @@ MUTANTS = (
         "  OP_DECOMPOSE(_interp_backward);\n",
         "  // OP_DECOMPOSE(_interp_backward);\n",
         (INTERP_TESTS, "-k", "vmap_of_vjp"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's guessed search writes numpy's key < xp[i] as !(key >= xp[i]), which a NaN sample point makes true",
+        INTERP_KERNEL,
+        "  if (below(key, xp, guess)) {\n    if (!below(key, xp, guess - 1)) {\n",
+        "  if (!at_or_above(key, xp, guess)) {\n    if (at_or_above(key, xp, guess - 1)) {\n",
+        (INTERP_TESTS, "-k", "nan_sample_point"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp splits a row with unsorted xp between tasks, each starting numpy's guessed search again",
+        INTERP_KERNEL,
+        "  if ((index == row_begin && run_end == row_end) || is_sorted()) {\n",
+        "  if (true) {\n",
+        (INTERP_TESTS, "-k", "unsorted_xp_gives_numpys_bits_on_1_and_2_threads"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp writes an out= that overlaps the sample points",
+        INTERP,
+        "  at::assert_no_overlap(result, xp);\n",
+        "",
+        (INTERP_TESTS, "-k", "overlaps_the_sample_points"),
+        rebuild=True,
+    ),
+    Mutant(
+        "divmod writes a quotient and a remainder that overlap each other",
+        "aten_native/aten/src/ATen/native/BinaryOps.cpp.fragments.toml",
+        "  at::assert_no_overlap(quotient, remainder);\n",
+        "",
+        (DIVMOD_TESTS, "-k", "overlap_an_input_or_each_other"),
+        rebuild=True,
+    ),
+    Mutant(
+        "Dynamo's nb_divmod slot of a tensor returns NotImplemented, so divmod(t, x) does not compile",
+        "frontend/torch/_dynamo/variables/tensor.py.fragments.toml",
+        "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
+        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
+        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
+        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
+        "                \"call_function\", torch.divmod,",
+        "        if True:\n"
+        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
+        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
+        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
+        "                \"call_function\", torch.divmod,",
+        (DIVMOD_TESTS, "-k", "builtin_divmod_compiles"),
         rebuild=True,
     ),
 )

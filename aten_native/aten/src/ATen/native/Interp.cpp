@@ -3,11 +3,13 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/OpMathType.h>
 #include <ATen/TensorMeta.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <c10/util/accumulate.h>
+#include <c10/util/irange.h>
 
 #ifndef AT_PER_OPERATOR_HEADERS
 #include <ATen/Functions.h>
@@ -41,10 +43,26 @@ static DimVector interp_batch_shape(
     const Tensor& x,
     const Tensor& xp,
     const Tensor& fp) {
-  auto batch = infer_size_dimvector(
-      xp.sizes().slice(0, xp.dim() - 1), fp.sizes().slice(0, fp.dim() - 1));
-  if (x.dim() > 0) {
-    batch = infer_size_dimvector(batch, x.sizes().slice(0, x.dim() - 1));
+  const auto x_batch = x.sizes().slice(0, std::max<int64_t>(x.dim() - 1, 0));
+  const auto xp_batch = xp.sizes().slice(0, xp.dim() - 1);
+  const auto fp_batch = fp.sizes().slice(0, fp.dim() - 1);
+  DimVector batch(
+      std::max({x_batch.size(), xp_batch.size(), fp_batch.size()}), 1);
+  for (const auto batch_sizes : {x_batch, xp_batch, fp_batch}) {
+    const auto offset = batch.size() - batch_sizes.size();
+    for (const auto i : c10::irange(batch_sizes.size())) {
+      auto& size = batch[offset + i];
+      TORCH_CHECK(
+          batch_sizes[i] == size || batch_sizes[i] == 1 || size == 1,
+          "interp: expected the batch dimensions (all but the last) of x, xp and fp to broadcast, but got ",
+          "x of shape ",
+          x.sizes(),
+          ", xp of shape ",
+          xp.sizes(),
+          " and fp of shape ",
+          fp.sizes());
+      size = size == 1 ? batch_sizes[i] : size;
+    }
   }
   return batch;
 }
@@ -67,7 +85,8 @@ TORCH_META_FUNC(interp)
       "; move them to one device with .to(device)");
   TORCH_CHECK_TYPE(
       at::isFloatingType(fp.scalar_type()) ||
-          at::isComplexType(fp.scalar_type()),
+          (at::isComplexType(fp.scalar_type()) &&
+           fp.scalar_type() != kComplexHalf),
       "interp: expected fp of a floating point or complex dtype (float16, bfloat16, float32, float64, ",
       "complex64, complex128), but got ",
       fp.scalar_type(),
@@ -223,6 +242,12 @@ TORCH_IMPL_FUNC(interp_out)
  OptionalScalarRef right,
  std::optional<double> period,
  const Tensor& result) {
+  // Each result is written once its query is read, so out= may be x itself;
+  // the sample points are read for every query.
+  at::assert_no_internal_overlap(result);
+  at::assert_no_partial_overlap(result, x);
+  at::assert_no_overlap(result, xp);
+  at::assert_no_overlap(result, fp);
   if (result.numel() == 0) {
     return;
   }

@@ -45,12 +45,21 @@ namespace {
 
 constexpr int64_t kLikelyInCacheSize = 8;
 
+// numpy's two comparisons, each written as numpy writes it: where xp holds a
+// NaN, key < xp[i] and key >= xp[i] are both false, so neither is the
+// negation of the other.
 template <typename opmath_t, typename position_t>
 inline bool at_or_above(opmath_t key, const position_t* xp, int64_t i) {
   return key >= static_cast<opmath_t>(xp[i]);
 }
 
-// The last j with xp[j] <= key, -1 below xp[0], n above xp[n - 1].
+template <typename opmath_t, typename position_t>
+inline bool below(opmath_t key, const position_t* xp, int64_t i) {
+  return key < static_cast<opmath_t>(xp[i]);
+}
+
+// The last j with xp[j] <= key, -1 below xp[0], n above xp[n - 1], where xp
+// is non-decreasing; elsewhere the j numpy's search finds from this guess.
 template <typename opmath_t, typename position_t>
 int64_t search_with_guess(
     opmath_t key,
@@ -74,8 +83,8 @@ int64_t search_with_guess(
   guess = std::max<int64_t>(guess, 1);
   int64_t low = 0;
   int64_t high = n;
-  if (!at_or_above(key, xp, guess)) {
-    if (at_or_above(key, xp, guess - 1)) {
+  if (below(key, xp, guess)) {
+    if (!below(key, xp, guess - 1)) {
       return guess - 1;
     }
     high = guess - 1;
@@ -84,15 +93,15 @@ int64_t search_with_guess(
       low = guess - kLikelyInCacheSize;
     }
   } else {
-    if (!at_or_above(key, xp, guess + 1)) {
+    if (below(key, xp, guess + 1)) {
       return guess;
     }
-    if (!at_or_above(key, xp, guess + 2)) {
+    if (below(key, xp, guess + 2)) {
       return guess + 1;
     }
     low = guess + 2;
     if (guess < n - kLikelyInCacheSize - 1 &&
-        !at_or_above(key, xp, guess + kLikelyInCacheSize)) {
+        below(key, xp, guess + kLikelyInCacheSize)) {
       high = guess + kLikelyInCacheSize;
     }
   }
@@ -149,6 +158,36 @@ inline int64_t step_sorted(
     j += at_or_above(key, xp, i);
   }
   return j;
+}
+
+// Whether xp[0] <= xp[1] <= ... <= xp[n - 1]; a NaN fails every comparison,
+// so it makes a row of two or more points unsorted.
+template <typename opmath_t, typename position_t>
+bool is_non_decreasing(const position_t* xp, int64_t n) {
+  return std::adjacent_find(xp, xp + n, [](position_t a, position_t b) {
+           return !(static_cast<opmath_t>(a) <= static_cast<opmath_t>(b));
+         }) == xp + n;
+}
+
+// The end of the run of a row's queries, [index, end), that the task holding
+// [index, task_end) computes. numpy searches a row's queries in order, each
+// from the index found for the one before; where xp is non-decreasing every
+// search finds the same index, so the row may be split between tasks, but
+// where it is not the index depends on that path. Then the task that holds
+// the row's first query computes the whole row and the others none of it
+// (index itself), so that no result depends on the number of threads.
+template <typename IsSorted>
+int64_t row_run_end(
+    int64_t index,
+    int64_t task_end,
+    int64_t row_begin,
+    int64_t row_end,
+    const IsSorted& is_sorted) {
+  const int64_t run_end = std::min(task_end, row_end);
+  if ((index == row_begin && run_end == row_end) || is_sorted()) {
+    return run_end;
+  }
+  return index == row_begin ? row_end : index;
 }
 
 // numpy rounds slope * (x - xp[j]) before adding fp[j]. GCC in its GNU modes
@@ -275,9 +314,16 @@ void interp_rows(
         int64_t index = begin;
         while (index < end) {
           const int64_t row = index / queries;
-          const int64_t row_end = std::min(end, (row + 1) * queries);
           const position_t* xs = x_data + row * x_row_stride;
           const position_t* xps = xp_data + row * xp_row_stride;
+          const int64_t row_end =
+              row_run_end(index, end, row * queries, (row + 1) * queries, [&] {
+                return is_non_decreasing<opmath_t>(xps, n);
+              });
+          if (row_end == index) {
+            index = (row + 1) * queries;
+            continue;
+          }
           const scalar_t* fps = fp_data + row * fp_row_stride;
           const value_t first = Ops::load(fps[0]);
           const value_t last = Ops::load(fps[n - 1]);
@@ -535,12 +581,7 @@ void interp_sorted_rows(
       });
   std::vector<char> xp_sorted(xp_rows);
   for (const auto row : c10::irange(xp_rows)) {
-    const scalar_t* xps = xp_data + row * n;
-    // a NaN fails every comparison, so it makes a row unsorted (n >= 2)
-    xp_sorted[row] =
-        std::adjacent_find(xps, xps + n, [](scalar_t a, scalar_t b) {
-          return !(static_cast<opmath_t>(a) <= static_cast<opmath_t>(b));
-        }) == xps + n;
+    xp_sorted[row] = is_non_decreasing<opmath_t>(xp_data + row * n, n);
   }
 
   const auto left_value = fill_value<opmath_t>(left);
@@ -552,8 +593,15 @@ void interp_sorted_rows(
         int64_t index = begin;
         while (index < end) {
           const int64_t row = index / queries;
-          const int64_t row_end = std::min(end, (row + 1) * queries);
           const int64_t xp_row = xp_rows == 1 ? 0 : row;
+          const int64_t row_end =
+              row_run_end(index, end, row * queries, (row + 1) * queries, [&] {
+                return static_cast<bool>(xp_sorted[xp_row]);
+              });
+          if (row_end == index) {
+            index = (row + 1) * queries;
+            continue;
+          }
           const scalar_t* xps = xp_data + xp_row * n;
           const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);
           const opmath_t* row_slopes =
