@@ -350,6 +350,30 @@ def test_batched_form_is_a_loop_of_numpy_calls_over_the_broadcast_batch(x_batch,
         assert same_bits(result[row], expected), row
 
 
+BROADCAST_MEMORY_SCRIPT = """
+import resource, sys, torch
+x = torch.rand(100, 1, 1, dtype=torch.float64)
+xp = torch.arange(10_000.0, dtype=torch.float64).repeat(1, 100, 1)  # (1, 100, 10^4): 8 MB
+fp = torch.rand(10_000, dtype=torch.float64)
+torch.interp(x[:2], xp[:, :2], fp)  # the libraries' first allocations, before the measured call
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = torch.interp(x, xp, fp)
+growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+assert result.shape == (100, 100, 1), result.shape
+print(growth / 1024)
+"""
+
+
+def test_broadcast_batches_are_read_in_place_not_copied() -> None:
+    """x of 100 rows against xp of 100 others: the result reads 10^4 rows of sample points, but xp has 100; the
+    peak memory of the call grows by far less than the 800 MB those rows would take (ru_maxrss, a new process)."""
+    run = subprocess.run([sys.executable, "-c", BROADCAST_MEMORY_SCRIPT], capture_output=True, text=True,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    growth_mib = float(run.stdout.split()[-1])
+    assert growth_mib <= 64, f"peak memory grew by {growth_mib:.0f} MiB"
+
+
 def test_a_0d_x_is_one_query_per_row() -> None:
     xp = torch.tensor([[0.0, 1.0], [0.0, 2.0]], dtype=torch.float64)
     fp = torch.tensor([[0.0, 1.0], [0.0, 1.0]], dtype=torch.float64)
@@ -654,7 +678,7 @@ def test_torchscript_calls_the_aten_op() -> None:
     assert same_bits(scripted(*operands), scripted_interp(*operands))
 
 
-def test_dtensor_interpolates_sharded_queries_on_replicated_sample_points_without_collectives() -> None:
+def test_dtensor_shards_the_queries_or_a_batch_dimension_of_every_input_that_carries_it_without_collectives() -> None:
     import torch.distributed as dist
     from torch.distributed.tensor import DeviceMesh, Replicate, Shard, distribute_tensor
     from torch.distributed.tensor.debug import CommDebugMode
@@ -664,14 +688,22 @@ def test_dtensor_interpolates_sharded_queries_on_replicated_sample_points_withou
     dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=2)
     try:
         mesh = DeviceMesh("cpu", [0, 1])
-        x, xp, fp = batched_case(torch.Generator().manual_seed(10), (4,), (), (), 50, 7)
-        knots = [distribute_tensor(t, mesh, [Replicate()]) for t in (xp, fp)]
-        for dim, local_x in ((0, x[:2]), (1, x[:, :25])):
-            queries = distribute_tensor(x, mesh, [Shard(dim)])
+        generator = torch.Generator().manual_seed(10)
+        one_row = batched_case(generator, (4,), (), (), 50, 7)
+        batched = batched_case(generator, (8,), (8,), (8,), 64, 9)
+        cases = [  # (x, xp, fp), their placements, the result's placement, its local part on rank 0
+            (one_row, (Shard(0), Replicate(), Replicate()), Shard(0), [t[:2] if t.dim() > 1 else t for t in one_row]),
+            (one_row, (Shard(1), Replicate(), Replicate()), Shard(1), [one_row[0][:, :25], *one_row[1:]]),
+            (batched, (Shard(0), Shard(0), Shard(0)), Shard(0), [t[:4] for t in batched]),
+            (batched, (Shard(0), Replicate(), Replicate()), Shard(0), [t[:4] for t in batched]),
+            (batched, (Shard(1), Replicate(), Replicate()), Shard(1), [batched[0][:, :32], *batched[1:]]),
+        ]
+        for inputs, placements, result_placement, local in cases:
+            distributed = [distribute_tensor(t, mesh, [p]) for t, p in zip(inputs, placements, strict=True)]
             with CommDebugMode() as comm:
-                result = torch.interp(queries, *knots)
-            assert result.placements == (Shard(dim),) and comm.get_total_counts() == 0
-            assert same_bits(result.to_local(), torch.interp(local_x, xp, fp))
+                result = torch.interp(*distributed)
+            assert result.placements == (result_placement,) and comm.get_total_counts() == 0, placements
+            assert same_bits(result.to_local(), torch.interp(*local)), placements
     finally:
         dist.destroy_process_group()
 

@@ -305,8 +305,8 @@ MUTANTS = (
     Mutant(
         "interp's fp pointer stays on the first row of a batch (one input not broadcast)",
         INTERP_KERNEL,
-        "  const int64_t fp_row_stride = fp.size(0) == 1 ? 0 : n;\n",
-        "  const int64_t fp_row_stride = 0;\n",
+        "          const scalar_t* fps = fp_data + rows.of(row, kFp) * n;\n",
+        "          const scalar_t* fps = fp_data;\n",
         (INTERP_TESTS, "-k", "batched_form"),
         rebuild=True,
     ),
@@ -379,7 +379,7 @@ MUTANTS = (
         "interp's fast path reads fp from the first row of a batch (the slopes from the right one)",
         INTERP_KERNEL,
         "          const scalar_t* xps = xp_data + xp_row * n;\n"
-        "          const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);\n",
+        "          const scalar_t* fps = fp_data + row_of.of(row, kFp) * n;\n",
         "          const scalar_t* xps = xp_data + xp_row * n;\n"
         "          const scalar_t* fps = fp_data;\n",
         (INTERP_TESTS, "-k", "batched_form"),
@@ -463,6 +463,22 @@ MUTANTS = (
         "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
         "                \"call_function\", torch.divmod,",
         (DIVMOD_TESTS, "-k", "builtin_divmod_compiles"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's DTensor rule keeps the sample points replicated while x is sharded on a batch dimension they carry",
+        "frontend/torch/distributed/tensor/_ops/_tensor_ops.py.fragments.toml",
+        "                _ShardingPlaceholder(input_dim) if carries else Replicate()\n",
+        "                _ShardingPlaceholder(input_dim) if carries and len(strategy) == 1 else Replicate()\n",
+        ("test/test_conformance.py", "-k", "interp"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp copies xp to the result's batch shape where x broadcasts against it (a row per result row)",
+        INTERP,
+        "      own_rows(knots.xp, n),\n",
+        "      own_rows(knots.xp.expand([&] { DimVector shape(batch); shape.push_back(n); return shape; }()), n),\n",
+        (INTERP_TESTS, "-k", "broadcast_batches_are_read_in_place"),
         rebuild=True,
     ),
 )

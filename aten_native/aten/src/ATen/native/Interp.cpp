@@ -17,6 +17,7 @@
 #else
 #include <ATen/ops/_interp_backward_native.h>
 #include <ATen/ops/_interp_jvp_native.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/constant_pad_nd.h>
 #include <ATen/ops/empty.h>
@@ -26,13 +27,16 @@
 #include <ATen/ops/real.h>
 #include <ATen/ops/searchsorted.h>
 #include <ATen/ops/sort.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 #endif
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 namespace at::meta {
 
@@ -220,16 +224,20 @@ Tensor interp_positions(
       : x;
 }
 
-// t as (rows, len), contiguous: one row shared by all when t has no batch
-// elements of its own, else one per row of the batch shape.
-Tensor as_rows(const Tensor& t, IntArrayRef batch, int64_t rows, int64_t len) {
-  if (t.dim() <= 1 ||
-      c10::multiply_integers(t.sizes().slice(0, t.dim() - 1)) == 1) {
-    return t.reshape({1, len}).contiguous();
-  }
-  DimVector shape(batch);
-  shape.push_back(len);
-  return t.expand(shape).reshape({rows, len}).contiguous();
+// t's own rows, as (rows of t, len), contiguous: broadcasting t to the batch
+// shape would copy each row as often as the result reads it.
+Tensor own_rows(const Tensor& t, int64_t len) {
+  return t.reshape({-1, len}).contiguous();
+}
+
+// The row of t that each of the result's rows reads, (rows,): t's rows
+// numbered, then broadcast as t's batch dimensions are.
+Tensor row_of(const Tensor& t, IntArrayRef batch, int64_t rows) {
+  const auto t_batch = t.sizes().slice(0, std::max<int64_t>(t.dim() - 1, 0));
+  return at::arange(c10::multiply_integers(t_batch), t.options().dtype(kLong))
+      .view(t_batch)
+      .expand(batch)
+      .reshape({rows});
 }
 
 } // namespace
@@ -278,12 +286,32 @@ TORCH_IMPL_FUNC(interp_out)
   Tensor out = in_place
       ? result.view({rows, queries})
       : at::empty({rows, queries}, result.options().dtype(compute_dtype));
+  const std::array<Tensor, 3> inputs{
+      own_rows(positions, queries),
+      own_rows(knots.xp, n),
+      own_rows(knots.fp, n)};
+  // An input of one row, or of one per result row, needs no index; where one
+  // broadcasts otherwise, each result row names the row of each input it reads.
+  const bool indexed = std::any_of(inputs.begin(), inputs.end(), [&](auto& t) {
+    return t.size(0) != 1 && t.size(0) != rows;
+  });
+  const std::array<const Tensor*, 3> originals{
+      &positions, &knots.xp, &knots.fp};
+  Tensor row_index;
+  if (indexed) {
+    std::vector<Tensor> columns;
+    for (const auto* t : originals) {
+      columns.push_back(row_of(*t, batch, rows));
+    }
+    row_index = at::stack(columns, 1);
+  }
   interp_stub(
       result.device().type(),
       out,
-      as_rows(positions, batch, rows, queries),
-      as_rows(knots.xp, batch, rows, n),
-      as_rows(knots.fp, batch, rows, n),
+      inputs[0],
+      inputs[1],
+      inputs[2],
+      row_index,
       left_,
       right_);
   if (!in_place) {

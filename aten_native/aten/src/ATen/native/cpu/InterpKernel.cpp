@@ -2,6 +2,7 @@
 #include <ATen/native/Interp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -276,6 +277,31 @@ struct InterpComplex {
   }
 };
 
+// The row of x, xp and fp that each row of the result reads (Interp.h).
+enum InterpInput { kX = 0, kXp = 1, kFp = 2 };
+
+struct RowMap {
+  const int64_t* index; // (rows, 3), or null
+  std::array<int64_t, 3> rows; // the rows of x, xp and fp
+
+  int64_t of(int64_t row, InterpInput input) const {
+    if (index != nullptr) {
+      return index[3 * row + input];
+    }
+    return rows[input] == 1 ? 0 : row;
+  }
+};
+
+RowMap row_map(
+    const TensorBase& x,
+    const TensorBase& xp,
+    const TensorBase& fp,
+    const TensorBase& row_index) {
+  return {
+      row_index.defined() ? row_index.const_data_ptr<int64_t>() : nullptr,
+      {x.size(0), xp.size(0), fp.size(0)}};
+}
+
 // left or right as the value type, where given (fp[0] or fp[n - 1] otherwise)
 template <typename value_t>
 std::optional<value_t> fill_value(const std::optional<c10::Scalar>& fill) {
@@ -289,6 +315,7 @@ void interp_rows(
     const TensorBase& x,
     const TensorBase& xp,
     const TensorBase& fp,
+    const RowMap& rows,
     const std::optional<c10::Scalar>& left,
     const std::optional<c10::Scalar>& right) {
   using opmath_t = typename Ops::opmath_t;
@@ -296,10 +323,6 @@ void interp_rows(
   using value_t = typename Ops::value_t;
   const int64_t queries = result.size(1);
   const int64_t n = xp.size(1);
-  // a tensor of one row serves every row
-  const int64_t x_row_stride = x.size(0) == 1 ? 0 : queries;
-  const int64_t xp_row_stride = xp.size(0) == 1 ? 0 : n;
-  const int64_t fp_row_stride = fp.size(0) == 1 ? 0 : n;
   const position_t* x_data = x.const_data_ptr<position_t>();
   const position_t* xp_data = xp.const_data_ptr<position_t>();
   const scalar_t* fp_data = fp.const_data_ptr<scalar_t>();
@@ -314,8 +337,8 @@ void interp_rows(
         int64_t index = begin;
         while (index < end) {
           const int64_t row = index / queries;
-          const position_t* xs = x_data + row * x_row_stride;
-          const position_t* xps = xp_data + row * xp_row_stride;
+          const position_t* xs = x_data + rows.of(row, kX) * queries;
+          const position_t* xps = xp_data + rows.of(row, kXp) * n;
           const int64_t row_end =
               row_run_end(index, end, row * queries, (row + 1) * queries, [&] {
                 return is_non_decreasing<opmath_t>(xps, n);
@@ -324,7 +347,7 @@ void interp_rows(
             index = (row + 1) * queries;
             continue;
           }
-          const scalar_t* fps = fp_data + row * fp_row_stride;
+          const scalar_t* fps = fp_data + rows.of(row, kFp) * n;
           const value_t first = Ops::load(fps[0]);
           const value_t last = Ops::load(fps[n - 1]);
           const value_t left_fill = left_value.value_or(first);
@@ -547,6 +570,7 @@ void interp_sorted_rows(
     const TensorBase& x,
     const TensorBase& xp,
     const TensorBase& fp,
+    const RowMap& row_of,
     const std::optional<c10::Scalar>& left,
     const std::optional<c10::Scalar>& right) {
   using opmath_t = at::opmath_type<scalar_t>;
@@ -554,8 +578,9 @@ void interp_sorted_rows(
   const int64_t queries = result.size(1);
   const int64_t n = xp.size(1);
   const int64_t xp_rows = xp.size(0);
-  const int64_t fp_rows = fp.size(0);
-  const int64_t slope_rows = std::max(xp_rows, fp_rows);
+  // one row of slopes where every result row reads the same sample points,
+  // else one per result row (at most the result's size: queries >= n)
+  const int64_t slope_rows = xp_rows == 1 && fp.size(0) == 1 ? 1 : rows;
   const scalar_t* x_data = x.const_data_ptr<scalar_t>();
   const scalar_t* xp_data = xp.const_data_ptr<scalar_t>();
   const scalar_t* fp_data = fp.const_data_ptr<scalar_t>();
@@ -568,8 +593,8 @@ void interp_sorted_rows(
       internal::GRAIN_SIZE / n + 1,
       [&](int64_t begin, int64_t end) {
         for (const auto row : c10::irange(begin, end)) {
-          const scalar_t* xps = xp_data + (xp_rows == 1 ? 0 : row * n);
-          const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);
+          const scalar_t* xps = xp_data + row_of.of(row, kXp) * n;
+          const scalar_t* fps = fp_data + row_of.of(row, kFp) * n;
           opmath_t* row_slopes = slopes.data() + row * (n - 1);
           for (const auto j : c10::irange(n - 1)) {
             row_slopes[j] = (static_cast<opmath_t>(fps[j + 1]) -
@@ -586,14 +611,13 @@ void interp_sorted_rows(
 
   const auto left_value = fill_value<opmath_t>(left);
   const auto right_value = fill_value<opmath_t>(right);
-  const int64_t x_row_stride = x.size(0) == 1 ? 0 : queries;
   const int64_t grain_size = std::max<int64_t>(internal::GRAIN_SIZE / 4, 1);
   at::parallel_for(
       0, rows * queries, grain_size, [&](int64_t begin, int64_t end) {
         int64_t index = begin;
         while (index < end) {
           const int64_t row = index / queries;
-          const int64_t xp_row = xp_rows == 1 ? 0 : row;
+          const int64_t xp_row = row_of.of(row, kXp);
           const int64_t row_end =
               row_run_end(index, end, row * queries, (row + 1) * queries, [&] {
                 return static_cast<bool>(xp_sorted[xp_row]);
@@ -603,11 +627,11 @@ void interp_sorted_rows(
             continue;
           }
           const scalar_t* xps = xp_data + xp_row * n;
-          const scalar_t* fps = fp_data + (fp_rows == 1 ? 0 : row * n);
+          const scalar_t* fps = fp_data + row_of.of(row, kFp) * n;
           const opmath_t* row_slopes =
               slopes.data() + (slope_rows == 1 ? 0 : row * (n - 1));
           const scalar_t* xs =
-              x_data + row * x_row_stride + (index - row * queries);
+              x_data + row_of.of(row, kX) * queries + (index - row * queries);
           const opmath_t left_fill =
               left_value.value_or(static_cast<opmath_t>(fps[0]));
           const opmath_t right_fill =
@@ -641,18 +665,20 @@ void interp_kernel(
     const TensorBase& x,
     const TensorBase& xp,
     const TensorBase& fp,
+    const TensorBase& row_index,
     const std::optional<c10::Scalar>& left,
     const std::optional<c10::Scalar>& right) {
+  const RowMap rows = row_map(x, xp, fp, row_index);
   AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(
       kHalf, kBFloat16, result.scalar_type(), "interp_cpu", [&] {
         if constexpr (c10::is_complex<scalar_t>::value) {
           interp_rows<scalar_t, InterpComplex<scalar_t>>(
-              result, x, xp, fp, left, right);
+              result, x, xp, fp, rows, left, right);
         } else if (xp.size(1) >= 2 && result.size(1) >= xp.size(1)) {
-          interp_sorted_rows<scalar_t>(result, x, xp, fp, left, right);
+          interp_sorted_rows<scalar_t>(result, x, xp, fp, rows, left, right);
         } else {
           interp_rows<scalar_t, InterpReal<scalar_t>>(
-              result, x, xp, fp, left, right);
+              result, x, xp, fp, rows, left, right);
         }
       });
 }

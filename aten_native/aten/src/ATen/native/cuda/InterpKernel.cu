@@ -106,6 +106,7 @@ __global__ void interp_cuda_kernel(
     int64_t numel,
     int64_t queries,
     int64_t n,
+    const int64_t* row_index,
     int64_t x_row_stride,
     int64_t xp_row_stride,
     int64_t fp_row_stride,
@@ -121,10 +122,16 @@ __global__ void interp_cuda_kernel(
     return;
   }
   const int64_t row = index / queries;
-  const auto* xps = xp + row * xp_row_stride;
-  const auto* fps = fp + row * fp_row_stride;
-  const opmath_t x_value =
-      static_cast<opmath_t>(x[row * x_row_stride + index % queries]);
+  // the row of x, xp and fp this row of the result reads (Interp.h)
+  const int64_t x_row =
+      row_index ? row_index[3 * row] * queries : row * x_row_stride;
+  const int64_t xp_row =
+      row_index ? row_index[3 * row + 1] * n : row * xp_row_stride;
+  const int64_t fp_row =
+      row_index ? row_index[3 * row + 2] * n : row * fp_row_stride;
+  const auto* xps = xp + xp_row;
+  const auto* fps = fp + fp_row;
+  const opmath_t x_value = static_cast<opmath_t>(x[x_row + index % queries]);
   const value_t first = Ops::load(fps[0]);
   const value_t last = Ops::load(fps[n - 1]);
   const value_t left_fill = has_left ? left : first;
@@ -174,6 +181,7 @@ void launch_interp(
     const TensorBase& x,
     const TensorBase& xp,
     const TensorBase& fp,
+    const TensorBase& row_index,
     const std::optional<c10::Scalar>& left,
     const std::optional<c10::Scalar>& right) {
   using position_t = typename Ops::position_t;
@@ -192,6 +200,7 @@ void launch_interp(
           numel,
           queries,
           n,
+          row_index.defined() ? row_index.const_data_ptr<int64_t>() : nullptr,
           x.size(0) == 1 ? 0 : queries,
           xp.size(0) == 1 ? 0 : n,
           fp.size(0) == 1 ? 0 : n,
@@ -207,16 +216,17 @@ void interp_kernel_cuda(
     const TensorBase& x,
     const TensorBase& xp,
     const TensorBase& fp,
+    const TensorBase& row_index,
     const std::optional<c10::Scalar>& left,
     const std::optional<c10::Scalar>& right) {
   AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(
       kHalf, kBFloat16, result.scalar_type(), "interp_cuda", [&] {
         if constexpr (c10::is_complex<scalar_t>::value) {
           launch_interp<scalar_t, InterpComplex<scalar_t>>(
-              result, x, xp, fp, left, right);
+              result, x, xp, fp, row_index, left, right);
         } else {
           launch_interp<scalar_t, InterpReal<scalar_t>>(
-              result, x, xp, fp, left, right);
+              result, x, xp, fp, row_index, left, right);
         }
       });
 }
