@@ -231,9 +231,11 @@ def test_its_unary_ops_lines_compile_in_the_unary_ops_harness(generated: Path) -
     assert native < harness.index(f"CREATE_UNARY_TORCH_IMPL_FUNC({OP}_out, {OP}_stub)")
     assert native < harness.index(f"DEFINE_DISPATCH({OP}_stub);")
     # The operators that were there before are still generated beside it (every stack's: the overlay builds all).
+    # (a kernel's out= in RegisterCPU.cpp, a composite's, such as a Scalar overload's redispatch, in its own file)
     outs = [op.name for op in native_ops() if op.overload.endswith("out")]
-    register_cpu = (generated / "aten" / "RegisterCPU.cpp").read_text()
-    assert outs and all(f'm.impl("{name}"' in register_cpu for name in outs), outs
+    registrations = "".join((generated / "aten" / f"Register{key}.cpp").read_text()
+                            for key in ("CPU", "CompositeExplicitAutograd"))
+    assert outs and all(f'm.impl("{name}"' in registrations for name in outs), outs
 
 
 def test_a_fragment_on_a_cpp_file_without_harness_stops_codegen_naming_it(scratch: Path, tmp_path: Path) -> None:

@@ -3,6 +3,8 @@
 The operators come from the sources (scripts/patchset/native_ops.py: every `- func:` a fragment adds that has a
 Python binding), so a new operator is checked here without a test of its own.
 
+- Threads: each sample, its tensors tiled past two parallel chunks, gives the same bits on 1 and 2 threads.
+- out=: an out= that is one of the inputs is refused (upstream's overlap error) or gives the result's bits.
 - DTensor: every combination of Replicate and Shard(d) over the tensor arguments of each OpInfo sample, on two
   gloo ranks, gives eager's bits or an error (no sharding rule at all); an operator with a rule never errors.
   The collectives each combination takes are counted and written to build/test-results/dtensor_placements.txt.
@@ -19,6 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import torch
+from torch.testing._internal.common_methods_invocations import op_db
 
 from scripts.layout import REPO_ROOT
 from scripts.patchset.native_ops import native_ops
@@ -36,6 +40,101 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+# at::internal::GRAIN_SIZE: a kernel's parallel_for splits work of more elements than this between threads
+GRAIN_SIZE = 32768
+OVERLAP_ERROR = "unsupported operation: some elements of the input tensor and the written-to tensor refer"
+
+
+def opinfo(name: str):
+    (entry,) = [op for op in op_db if op.name == name and op.variant_test_name == ""]
+    return entry
+
+
+def samples(name: str):
+    """The OpInfo's CPU float64 samples (the same on every call: seeded)."""
+    torch.manual_seed(0)
+    return list(opinfo(name).sample_inputs("cpu", torch.float64))
+
+
+def call(name: str, arguments: list, kwargs: dict, **extra):
+    return opinfo(name).op(*arguments, **kwargs, **extra)
+
+
+def as_outputs(result) -> list[torch.Tensor]:
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        return False
+    if not actual.is_floating_point():
+        return torch.equal(actual, expected)
+    both_nan = actual.isnan() & expected.isnan()
+    return bool(((actual == expected) | both_nan).all()) and torch.equal(actual.signbit() | both_nan,
+                                                                         expected.signbit() | both_nan)
+
+
+def tiled_variants(arguments: list) -> list[list]:
+    """The sample's arguments with every tensor, then the first alone, repeated along its last dimension past two
+    parallel chunks: long rows (a sample's sample points tiled are unsorted, which some kernels search
+    differently)."""
+    tensors = [a for a in arguments if isinstance(a, torch.Tensor) and a.dim() > 0 and a.numel() > 0]
+    if not tensors:
+        return []
+    times = 2 * GRAIN_SIZE // max(t.numel() for t in tensors) + 1
+
+    def tile(a):
+        return a.repeat(*([1] * (a.dim() - 1)), times) if isinstance(a, torch.Tensor) and a.dim() > 0 else a
+
+    first = next(i for i, a in enumerate(arguments) if isinstance(a, torch.Tensor))
+    return [[tile(a) for a in arguments], [tile(a) if i == first else a for i, a in enumerate(arguments)]]
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_the_bits_do_not_depend_on_the_thread_count_past_one_parallel_chunk(op: str) -> None:
+    checked = 0
+    before = torch.get_num_threads()
+    try:
+        for sample in samples(op):
+            for arguments in tiled_variants([sample.input, *sample.args]):
+                torch.set_num_threads(1)
+                try:
+                    one = as_outputs(call(op, arguments, sample.kwargs))
+                except (RuntimeError, TypeError, ValueError):
+                    continue  # the tiled shapes do not broadcast
+                torch.set_num_threads(2)
+                two = as_outputs(call(op, arguments, sample.kwargs))
+                assert all(map(same_bits, two, one)), (sample, [a.shape for a in arguments if hasattr(a, "shape")])
+                checked += 1
+    finally:
+        torch.set_num_threads(before)
+    assert checked, f"no sample of {op} could be tiled past a parallel chunk"
+
+
+@pytest.mark.parametrize("op", [name for name in patch_set_operators() if opinfo(name).supports_out])
+def test_an_out_that_is_one_of_the_inputs_is_refused_or_gives_the_result(op: str) -> None:
+    checked = 0
+    for sample in samples(op):
+        arguments = [sample.input, *sample.args]
+        expected = as_outputs(call(op, arguments, sample.kwargs))
+        for at, argument in enumerate(arguments):
+            if not isinstance(argument, torch.Tensor):
+                continue
+            for position, output in enumerate(expected):
+                if argument.shape != output.shape or argument.dtype != output.dtype:
+                    continue
+                aliased = [a.clone() if isinstance(a, torch.Tensor) else a for a in arguments]
+                outs = [aliased[at] if i == position else torch.empty_like(e) for i, e in enumerate(expected)]
+                try:
+                    call(op, aliased, sample.kwargs, out=tuple(outs) if len(outs) > 1 else outs[0])
+                except RuntimeError as error:
+                    assert str(error).startswith(OVERLAP_ERROR), error
+                    continue
+                assert all(map(same_bits, outs, expected)), (sample, at, position)
+                checked += 1
+    print(f"{op}: {checked} out= aliasing an input gave the result")
 
 
 @pytest.fixture(scope="module")

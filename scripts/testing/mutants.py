@@ -481,6 +481,14 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "broadcast_batches_are_read_in_place"),
         rebuild=True,
     ),
+    Mutant(
+        "interp splits a row with unsorted xp between tasks (as mutant 46), seen by the generic thread check",
+        INTERP_KERNEL,
+        "  if ((index == row_begin && run_end == row_end) || is_sorted()) {\n",
+        "  if (true) {\n",
+        ("test/test_conformance.py", "-k", "thread_count and interp"),
+        rebuild=True,
+    ),
 )
 
 
