@@ -5,6 +5,8 @@ Python binding), so a new operator is checked here without a test of its own.
 
 - Threads: each sample, its tensors tiled past two parallel chunks, gives the same bits on 1 and 2 threads.
 - out=: an out= that is one of the inputs is refused (upstream's overlap error) or gives the result's bits.
+- MPS: every OpInfo is named in common_mps.py's list of operators MPS does not implement, which upstream's
+  test_mps.py TestConsistency reads (it runs every op_db entry not listed).
 - DTensor: every combination of Replicate and Shard(d) over the tensor arguments of each OpInfo sample, on two
   gloo ranks, gives eager's bits or an error (no sharding rule at all); an operator with a rule never errors.
   The collectives each combination takes are counted and written to build/test-results/dtensor_placements.txt.
@@ -12,6 +14,7 @@ Python binding), so a new operator is checked here without a test of its own.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import socket
@@ -135,6 +138,19 @@ def test_an_out_that_is_one_of_the_inputs_is_refused_or_gives_the_result(op: str
                 assert all(map(same_bits, outs, expected)), (sample, at, position)
                 checked += 1
     print(f"{op}: {checked} out= aliasing an input gave the result")
+
+
+def test_every_patch_set_opinfo_is_listed_as_unimplemented_on_mps() -> None:
+    """None of the operators has an MPS kernel (their yaml dispatches to CPU and CUDA)."""
+    import torch.testing._internal.common_mps as common_mps
+
+    listed: set[str] = set()
+    for node in ast.walk(ast.parse(Path(common_mps.__file__).read_text())):
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == "UNIMPLEMENTED_XFAILLIST" and isinstance(node.value, ast.Dict):
+            listed |= {key.value for key in node.value.keys if isinstance(key, ast.Constant)}
+    assert listed, "common_mps.py has no UNIMPLEMENTED_XFAILLIST"
+    assert [op for op in patch_set_operators() if op not in listed] == []
 
 
 @pytest.fixture(scope="module")

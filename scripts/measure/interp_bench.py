@@ -29,7 +29,7 @@ TARGET_NUMPY = 1.0  # everywhere
 TARGET_NUMPY_SORTED = 2.0  # sorted queries, 2^20 of them
 TARGET_RECIPE = 2.0  # everywhere
 DEFAULT_QUERIES = [16, 20, 24]
-DEFAULT_KNOTS = [4, 10, 16]
+DEFAULT_KNOTS = [4, 10, 16, 19, 20]  # 2^19 and 2^20: sample points beyond the caches
 
 
 @dataclass(frozen=True)

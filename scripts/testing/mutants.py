@@ -489,6 +489,14 @@ MUTANTS = (
         ("test/test_conformance.py", "-k", "thread_count and interp"),
         rebuild=True,
     ),
+    Mutant(
+        "divmod's OpInfo is missing from common_mps.py's list of operators MPS does not implement",
+        "frontend/torch/testing/_internal/common_mps.py.fragments.toml",
+        '            "divmod": None,\n',
+        '            "divmod_elsewhere": None,\n',
+        ("test/test_conformance.py", "-k", "mps"),
+        rebuild=True,
+    ),
 )
 
 
