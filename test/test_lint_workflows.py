@@ -20,6 +20,14 @@ def test_the_ci_workflow_has_the_four_jobs() -> None:
         assert line in text
 
 
+def test_the_gpu_job_runs_only_where_a_fork_opts_in() -> None:
+    """A job for a self-hosted runner the fork lacks would be queued forever: it needs a manual run's input, never
+    a plain push or pull request."""
+    gpu_job = (WORKFLOWS / "ci.yml").read_text().split("\n  gpu:\n", 1)[1]
+    condition = gpu_job.split("    if: ", 1)[1].split("\n", 1)[0]
+    assert condition == "github.event_name == 'workflow_dispatch' && inputs.gpu"
+
+
 def planted(tmp_path: Path, old: str, new: str) -> Path:
     text = (WORKFLOWS / "ci.yml").read_text()
     assert text.count(old) == 1, old
