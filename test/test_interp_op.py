@@ -560,6 +560,31 @@ def test_complex_fp_gradcheck_and_gradgradcheck_for_real_x_and_xp(options: dict)
                                     check_undefined_grad=False)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_reduced_precision_derivatives_with_a_period_run_in_the_forwards_float32(dtype: torch.dtype) -> None:
+    """With a period the forward reduces x and xp mod period in float32, where float16 and bfloat16 would round;
+    the derivatives must find each query in the same segment, so they are float32's on the same values."""
+    generator = torch.Generator().manual_seed(12)
+    x = (torch.rand(400, generator=generator, dtype=torch.float64) * 2000 - 1000).to(dtype)
+    xp = (torch.rand(9, generator=generator, dtype=torch.float64) * 7.3).to(dtype)
+    fp = torch.randn(9, generator=generator, dtype=torch.float64).to(dtype)
+    grad = torch.randn(400, generator=generator, dtype=torch.float64).to(dtype)
+
+    def gradients(*inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        inputs = tuple(t.detach().requires_grad_() for t in inputs)
+        torch.interp(*inputs, period=7.3).backward(grad.to(inputs[0].dtype))
+        return tuple(t.grad for t in inputs)
+
+    def tangent(*inputs: torch.Tensor) -> torch.Tensor:
+        tangents = tuple(torch.full_like(t, 0.5) for t in inputs)
+        return torch.func.jvp(lambda *a: torch.interp(*a, period=7.3), inputs, tangents)[1]
+
+    float32 = [t.float() for t in (x, xp, fp)]
+    for ours, reference in zip(gradients(x, xp, fp), gradients(*float32), strict=True):
+        assert ours.dtype == dtype and same_bits(ours, reference.to(dtype))
+    assert same_bits(tangent(x, xp, fp), tangent(*float32).to(dtype))
+
+
 def test_gradients_are_the_slope_and_the_two_weights() -> None:
     x = torch.tensor([0.25, 1.5, -1.0, 3.0], dtype=torch.float64, requires_grad=True)
     xp = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)

@@ -497,6 +497,14 @@ MUTANTS = (
         ("test/test_conformance.py", "-k", "mps"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's derivatives with a period locate float16 queries in float16, where the forward reduces in float32",
+        INTERP,
+        "  const auto dtype = interp_compute_dtype(x, xp, fp, period);\n",
+        "  const auto dtype = interp_result_dtype(x, xp, fp);\n",
+        (INTERP_TESTS, "-k", "reduced_precision_derivatives"),
+        rebuild=True,
+    ),
 )
 
 

@@ -341,6 +341,23 @@ struct InterpLinearization {
   DimVector batch; // the result's batch shape
 };
 
+ScalarType interp_result_dtype(
+    const Tensor& x,
+    const Tensor& xp,
+    const Tensor& fp) {
+  return promoteTypes(
+      promoteTypes(x.scalar_type(), xp.scalar_type()), fp.scalar_type());
+}
+
+ScalarType interp_compute_dtype(
+    const Tensor& x,
+    const Tensor& xp,
+    const Tensor& fp,
+    std::optional<double> period) {
+  const auto dtype = interp_result_dtype(x, xp, fp);
+  return period.has_value() ? at::toOpMathType(dtype) : dtype;
+}
+
 InterpLinearization interp_linearization(
     const Tensor& x,
     const Tensor& xp,
@@ -349,8 +366,9 @@ InterpLinearization interp_linearization(
     const std::optional<Scalar>& right,
     std::optional<double> period) {
   InterpLinearization lin;
-  const auto dtype = promoteTypes(
-      promoteTypes(x.scalar_type(), xp.scalar_type()), fp.scalar_type());
+  // in the types the forward computes in: with a period, opmath, where the
+  // positions (x mod period) of float16 and bfloat16 would round
+  const auto dtype = interp_compute_dtype(x, xp, fp, period);
   const auto position_dtype = toRealValueType(dtype);
   lin.knots = interp_knots(xp.to(position_dtype), fp.to(dtype), period, true);
   const bool left_is_fp = period.has_value() || !left.has_value();
@@ -484,6 +502,14 @@ std::tuple<Tensor, Tensor, Tensor> _interp_backward(
   if (output_mask[2]) {
     grad_fp = knots_backward(lin, grad_ * lin.w0, grad_ * lin.w1, fp);
   }
+  // computed in opmath with a period: each in its input's dtype
+  const std::array<const Tensor*, 3> inputs{&x, &xp, &fp};
+  std::array<Tensor*, 3> grads{&grad_x, &grad_xp, &grad_fp};
+  for (const auto i : c10::irange(3)) {
+    if (grads[i]->defined()) {
+      *grads[i] = grads[i]->to(inputs[i]->scalar_type());
+    }
+  }
   return std::make_tuple(
       std::move(grad_x), std::move(grad_xp), std::move(grad_fp));
 }
@@ -506,6 +532,7 @@ Tensor _interp_jvp(
       lin.w1 * knots_fp_t.gather(-1, lin.j1) +
       lin.d_xp0 * knots_xp_t.gather(-1, lin.j0) +
       lin.d_xp1 * knots_xp_t.gather(-1, lin.j1);
+  result = result.to(interp_result_dtype(x, xp, fp));
   return x.dim() == 0 ? result.squeeze(-1) : result;
 }
 
