@@ -5,6 +5,7 @@ Python binding), so a new operator is checked here without a test of its own.
 
 - Threads: each sample, its tensors tiled past two parallel chunks, gives the same bits on 1 and 2 threads.
 - out=: an out= that is one of the inputs is refused (upstream's overlap error) or gives the result's bits.
+- NaN and +-inf in each floating input in turn (its first, middle and last element) give the OpInfo's reference.
 - MPS: every OpInfo is named in common_mps.py's list of operators MPS does not implement, which upstream's
   test_mps.py TestConsistency reads (it runs every op_db entry not listed).
 - DTensor: every combination of Replicate and Shard(d) over the tensor arguments of each OpInfo sample, on two
@@ -16,13 +17,16 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import socket
 import subprocess
 import sys
+import warnings
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from torch.testing._internal.common_methods_invocations import op_db
@@ -114,6 +118,33 @@ def test_the_bits_do_not_depend_on_the_thread_count_past_one_parallel_chunk(op: 
     finally:
         torch.set_num_threads(before)
     assert checked, f"no sample of {op} could be tiled past a parallel chunk"
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_nan_and_infinities_in_each_input_give_the_reference(op: str) -> None:
+    reference = opinfo(op).ref
+    checked = 0
+    for sample in samples(op):
+        arguments = [sample.input, *sample.args]
+        for at, argument in enumerate(arguments):
+            if not isinstance(argument, torch.Tensor) or not argument.is_floating_point() or argument.numel() == 0:
+                continue
+            for special in (math.nan, math.inf, -math.inf):
+                for where in sorted({0, argument.numel() // 2, argument.numel() - 1}):
+                    changed = [a.clone() if isinstance(a, torch.Tensor) else a for a in arguments]
+                    changed[at].view(-1)[where] = special
+                    actual = as_outputs(call(op, changed, sample.kwargs))
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # numpy's invalid-value warnings
+                        expected = reference(*[a.numpy() if isinstance(a, torch.Tensor) else a for a in changed],
+                                             **sample.kwargs)
+                    expected = list(expected) if isinstance(expected, tuple) else [expected]
+                    placed = f"{special} in argument {at} at {where}"
+                    for ours, theirs in zip(actual, expected, strict=True):
+                        torch.testing.assert_close(ours, torch.as_tensor(np.asarray(theirs)).to(ours.dtype),
+                                                   equal_nan=True, msg=lambda m, placed=placed: f"{placed}: {m}")
+                    checked += 1
+    assert checked, f"no sample of {op} has a floating input"
 
 
 @pytest.mark.parametrize("op", [name for name in patch_set_operators() if opinfo(name).supports_out])

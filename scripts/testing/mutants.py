@@ -505,6 +505,14 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "reduced_precision_derivatives"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's guessed search writes key < xp[i] as !(key >= xp[i]) (as mutant 45), seen by the generic NaN check",
+        INTERP_KERNEL,
+        "  if (below(key, xp, guess)) {\n    if (!below(key, xp, guess - 1)) {\n",
+        "  if (!at_or_above(key, xp, guess)) {\n    if (at_or_above(key, xp, guess - 1)) {\n",
+        ("test/test_conformance.py", "-k", "nan_and_infinities and interp"),
+        rebuild=True,
+    ),
 )
 
 
