@@ -85,15 +85,20 @@ def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
 
 def tiled_variants(arguments: list) -> list[list]:
     """The sample's arguments with every tensor, then the first alone, repeated along its last dimension past two
-    parallel chunks: long rows (a sample's sample points tiled are unsorted, which some kernels search
-    differently)."""
+    parallel chunks, plus a ramp so that no two tiles are alike: long rows whose elements all differ (a sample's
+    sample points tiled are unsorted, which some kernels search along a path of their own)."""
     tensors = [a for a in arguments if isinstance(a, torch.Tensor) and a.dim() > 0 and a.numel() > 0]
     if not tensors:
         return []
     times = 2 * GRAIN_SIZE // max(t.numel() for t in tensors) + 1
 
     def tile(a):
-        return a.repeat(*([1] * (a.dim() - 1)), times) if isinstance(a, torch.Tensor) and a.dim() > 0 else a
+        if not isinstance(a, torch.Tensor) or a.dim() == 0:
+            return a
+        tiled = a.repeat(*([1] * (a.dim() - 1)), times)
+        if tiled.is_floating_point():
+            tiled = tiled + torch.linspace(0, 1, tiled.shape[-1], dtype=tiled.dtype)
+        return tiled
 
     first = next(i for i, a in enumerate(arguments) if isinstance(a, torch.Tensor))
     return [[tile(a) for a in arguments], [tile(a) if i == first else a for i, a in enumerate(arguments)]]
