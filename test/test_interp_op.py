@@ -127,6 +127,22 @@ def test_float64_is_numpy_interp_bit_for_bit(seed: int) -> None:
         assert same_bits(result, torch.from_numpy(np.asarray(REFERENCE(x, xp, fp, **options)))), (s, options)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=str)
+def test_random_queries_into_sample_points_beyond_the_caches_are_numpys_bits(dtype) -> None:
+    """Over 4 MiB of sample points the kernel's bisection takes its other form (a branch, for the cache misses);
+    it must find numpy's segment, a query on a sample point included."""
+    rng = np.random.default_rng(21)
+    n = (5 << 20) // np.dtype(dtype).itemsize
+    xp = np.cumsum(rng.uniform(0.5, 1.5, n)).astype(dtype)
+    fp = rng.standard_normal(n).astype(dtype)
+    x = rng.uniform(-1, float(xp[-1]) + 1, n).astype(dtype)
+    x[::5] = rng.choice(xp, len(x[::5]))  # on sample points
+    result = torch.interp(*(torch.from_numpy(t) for t in (x, xp, fp)))
+    expected = (np.interp(x, xp, fp) if dtype == np.float64 and NUMPY_IS_THE_REFERENCE
+                else numpy_interp_replica(x, xp, fp, dtype=dtype).astype(dtype))
+    assert same_bits(result, torch.from_numpy(np.asarray(expected)))
+
+
 @pytest.mark.parametrize("seed", range(0, 100, 4))
 def test_complex_fp_is_numpy_interp_bit_for_bit(seed: int) -> None:
     for s in range(seed, seed + 4):

@@ -513,6 +513,14 @@ MUTANTS = (
         ("test/test_conformance.py", "-k", "nan_and_infinities and interp"),
         rebuild=True,
     ),
+    Mutant(
+        "interp's bisection over more than 4 MiB of sample points takes a query on a sample point into the segment before",
+        INTERP_KERNEL,
+        "      if (at_or_above(key, xp, mid)) {\n        low = mid + 1;\n",
+        "      if (key > static_cast<opmath_t>(xp[mid])) {\n        low = mid + 1;\n",
+        (INTERP_TESTS, "-k", "beyond_the_caches"),
+        rebuild=True,
+    ),
 )
 
 

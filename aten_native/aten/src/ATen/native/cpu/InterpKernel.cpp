@@ -117,38 +117,36 @@ int64_t search_with_guess(
   return low - 1;
 }
 
-template <typename T>
-inline void prefetch(const T* address) {
-#if defined(__GNUC__)
-  __builtin_prefetch(address);
-#endif
-}
-
-// Below this many sample points a search stays in the caches (4096 doubles:
-// 32 KiB), and prefetching only costs instructions.
-constexpr int64_t kPrefetchLength = 4096;
+// Beyond this many bytes of sample points a search's last steps miss the
+// caches (and the TLB) on random queries: a branch-free bisection waits for
+// each of those misses in turn, while a branch lets the CPU run ahead on its
+// guess and overlap them. Below it, the branch-free one is faster, as it
+// never mispredicts (make bench, docs/INTERP_BENCHMARKS.md: random queries
+// into 2^17 to 2^20 sample points).
+constexpr int64_t kBranchFreeBytes = int64_t{4} << 20;
 
 // The last j with xp[j] <= key, for xp[0] <= key <= xp[n - 1] and a
 // non-decreasing xp: the index every search finds, without a branch to
-// mispredict on random queries. Each step's load depends on the comparison
-// before it; over a longer stretch of sample points the four points the step
-// after the next may read are fetched while this one compares, so that the
-// cache misses of consecutive steps overlap instead of adding up.
+// mispredict on random queries where xp fits the caches.
 template <typename opmath_t, typename position_t>
 inline int64_t bisect_sorted(opmath_t key, const position_t* xp, int64_t n) {
+  if (n * static_cast<int64_t>(sizeof(position_t)) > kBranchFreeBytes) {
+    int64_t low = 0;
+    int64_t high = n;
+    while (low < high) {
+      const int64_t mid = low + ((high - low) >> 1);
+      if (at_or_above(key, xp, mid)) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low - 1;
+  }
   const position_t* base = xp;
   int64_t length = n;
   while (length > 1) {
     const int64_t half = length / 2;
-    if (length > kPrefetchLength) {
-      // the points the step after the next may read
-      const int64_t next_half = (length - half) / 2;
-      const int64_t probe = (length - half - next_half) / 2;
-      prefetch(base + probe);
-      prefetch(base + next_half + probe);
-      prefetch(base + half + probe);
-      prefetch(base + half + next_half + probe);
-    }
     base += at_or_above(key, base, half) ? half : 0;
     length -= half;
   }
