@@ -6,6 +6,8 @@ Python binding), so a new operator is checked here without a test of its own.
 - Threads: each sample, its tensors tiled past two parallel chunks, gives the same bits on 1 and 2 threads.
 - out=: an out= that is one of the inputs is refused (upstream's overlap error) or gives the result's bits.
 - NaN and +-inf in each floating input in turn (its first, middle and last element) give the OpInfo's reference.
+- torch.compile(fullgraph=True): the Python operators and builtins that the operator's Tensor dunders back (divmod
+  for __divmod__ and __rdivmod__, ...) compile and give eager's bits.
 - MPS: every OpInfo is named in common_mps.py's list of operators MPS does not implement, which upstream's
   test_mps.py TestConsistency reads (it runs every op_db entry not listed).
 - DTensor: every combination of Replicate and Shard(d) over the tensor arguments of each OpInfo sample, on two
@@ -16,8 +18,10 @@ Python binding), so a new operator is checked here without a test of its own.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import math
+import operator
 import os
 import socket
 import subprocess
@@ -150,6 +154,56 @@ def test_nan_and_infinities_in_each_input_give_the_reference(op: str) -> None:
                                                    equal_nan=True, msg=lambda m, placed=placed: f"{placed}: {m}")
                     checked += 1
     assert checked, f"no sample of {op} has a floating input"
+
+
+# Python's binary operators by name: the builtins, and the operator module's (and_, or_: a trailing underscore)
+BINARY_OPERATORS = {"divmod": divmod, "pow": pow, **{
+    name.rstrip("_"): getattr(operator, name)
+    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "matmul", "and_", "or_", "xor", "lshift",
+                 "rshift")}}
+
+
+def python_operator(dunder: str):
+    """The Python operator a Tensor dunder backs, and whether the tensor is its right operand (__rdivmod__ backs
+    divmod(number, tensor)); None for a dunder of no binary operator."""
+    name = dunder.strip("_")
+    if name in BINARY_OPERATORS:
+        return BINARY_OPERATORS[name], False
+    if name.startswith("r") and name[1:] in BINARY_OPERATORS:
+        return BINARY_OPERATORS[name[1:]], True
+    return None
+
+
+def dunders_backed_by(op: str) -> list[str]:
+    """The Tensor dunders (torch/_tensor.py) whose body calls torch.<op>."""
+    found = []
+    for name in sorted(vars(torch.Tensor)):
+        if not (name.startswith("__") and name.endswith("__")):
+            continue
+        try:
+            source = inspect.getsource(inspect.unwrap(vars(torch.Tensor)[name]))
+        except (TypeError, OSError):  # C methods and slots have no Python source
+            continue
+        if f"torch.{op}(" in source:
+            found.append(name)
+    return found
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_the_python_operators_its_tensor_dunders_back_compile_fullgraph_to_eager_bits(op: str) -> None:
+    dunders = [d for d in dunders_backed_by(op) if python_operator(d) is not None]
+    if not dunders:
+        pytest.skip(f"no Tensor dunder calls torch.{op}")
+    sample = next(s for s in samples(op) if s.args and isinstance(s.args[0], torch.Tensor))
+    for dunder in dunders:
+        function, reflected = python_operator(dunder)
+        operands = [(2.5, sample.input), (-3, sample.input)] if reflected else [
+            (sample.input, sample.args[0]), (sample.input, 2.5)]
+        for a, b in operands:
+            torch._dynamo.reset()
+            compiled = as_outputs(torch.compile(lambda x, y, f=function: f(x, y), fullgraph=True)(a, b))
+            eager = as_outputs(function(a, b))
+            assert all(map(same_bits, compiled, eager)), (dunder, a, b)
 
 
 @pytest.mark.parametrize("op", [name for name in patch_set_operators() if opinfo(name).supports_out])

@@ -521,6 +521,22 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "beyond_the_caches"),
         rebuild=True,
     ),
+    Mutant(
+        "Dynamo's nb_divmod slot of a tensor returns NotImplemented (as mutant 49), seen by the generic dunder check",
+        "frontend/torch/_dynamo/variables/tensor.py.fragments.toml",
+        "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
+        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
+        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
+        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
+        "                \"call_function\", torch.divmod,",
+        "        if True:\n"
+        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
+        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
+        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
+        "                \"call_function\", torch.divmod,",
+        ("test/test_conformance.py", "-k", "dunders"),
+        rebuild=True,
+    ),
 )
 
 
