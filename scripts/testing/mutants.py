@@ -28,6 +28,16 @@ DIVMOD_TESTS = "test/test_divmod_op.py"
 INTERP_KERNEL = "aten_native/aten/src/ATen/native/cpu/InterpKernel.cpp"
 INTERP = "aten_native/aten/src/ATen/native/Interp.cpp"
 INTERP_TESTS = "test/test_interp_op.py"
+DYNAMO_TENSOR = "frontend/torch/_dynamo/variables/tensor.py.fragments.toml"
+# Dynamo's nb_divmod slot of a tensor, from its operand check to the call it builds (one match in DYNAMO_TENSOR)
+NB_DIVMOD_CHECK = "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
+NB_DIVMOD_SLOT = (
+    NB_DIVMOD_CHECK + "            return VariableTracker.build(tx, NotImplemented)\n"
+    "        from .builder import wrap_fx_proxy\n\n"
+    "        lhs, rhs = (other, self) if reverse else (self, other)\n"
+    "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
+    "                \"call_function\", torch.divmod,"
+)
 
 
 @dataclass(frozen=True)
@@ -451,17 +461,9 @@ MUTANTS = (
     ),
     Mutant(
         "Dynamo's nb_divmod slot of a tensor returns NotImplemented, so divmod(t, x) does not compile",
-        "frontend/torch/_dynamo/variables/tensor.py.fragments.toml",
-        "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
-        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
-        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
-        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
-        "                \"call_function\", torch.divmod,",
-        "        if True:\n"
-        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
-        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
-        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
-        "                \"call_function\", torch.divmod,",
+        DYNAMO_TENSOR,
+        NB_DIVMOD_SLOT,
+        NB_DIVMOD_SLOT.replace(NB_DIVMOD_CHECK, "        if True:\n"),
         (DIVMOD_TESTS, "-k", "builtin_divmod_compiles"),
         rebuild=True,
     ),
@@ -514,26 +516,19 @@ MUTANTS = (
         rebuild=True,
     ),
     Mutant(
-        "interp's bisection over more than 4 MiB of sample points takes a query on a sample point into the segment before",
+        "interp's bisection (numpy's search, and the one over 4 MiB of sample points) takes a query on a sample "
+        "point into the segment before",
         INTERP_KERNEL,
-        "      if (at_or_above(key, xp, mid)) {\n        low = mid + 1;\n",
-        "      if (key > static_cast<opmath_t>(xp[mid])) {\n        low = mid + 1;\n",
+        "    if (at_or_above(key, xp, mid)) {\n      low = mid + 1;\n",
+        "    if (key > static_cast<opmath_t>(xp[mid])) {\n      low = mid + 1;\n",
         (INTERP_TESTS, "-k", "beyond_the_caches"),
         rebuild=True,
     ),
     Mutant(
         "Dynamo's nb_divmod slot of a tensor returns NotImplemented (as mutant 49), seen by the generic dunder check",
-        "frontend/torch/_dynamo/variables/tensor.py.fragments.toml",
-        "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
-        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
-        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
-        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
-        "                \"call_function\", torch.divmod,",
-        "        if True:\n"
-        "            return VariableTracker.build(tx, NotImplemented)\n        from .builder import wrap_fx_proxy\n\n"
-        "        lhs, rhs = (other, self) if reverse else (self, other)\n"
-        "        return wrap_fx_proxy(\n            tx,\n            tx.output.create_proxy(\n"
-        "                \"call_function\", torch.divmod,",
+        DYNAMO_TENSOR,
+        NB_DIVMOD_SLOT,
+        NB_DIVMOD_SLOT.replace(NB_DIVMOD_CHECK, "        if True:\n"),
         ("test/test_conformance.py", "-k", "dunders"),
         rebuild=True,
     ),

@@ -59,6 +59,25 @@ inline bool below(opmath_t key, const position_t* xp, int64_t i) {
   return key < static_cast<opmath_t>(xp[i]);
 }
 
+// numpy's bisection of xp[low, high): the last j with xp[j] <= key where xp
+// is non-decreasing.
+template <typename opmath_t, typename position_t>
+inline int64_t bisect(
+    opmath_t key,
+    const position_t* xp,
+    int64_t low,
+    int64_t high) {
+  while (low < high) {
+    const int64_t mid = low + ((high - low) >> 1);
+    if (at_or_above(key, xp, mid)) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low - 1;
+}
+
 // The last j with xp[j] <= key, -1 below xp[0], n above xp[n - 1], where xp
 // is non-decreasing; elsewhere the j numpy's search finds from this guess.
 template <typename opmath_t, typename position_t>
@@ -106,15 +125,7 @@ int64_t search_with_guess(
       high = guess + kLikelyInCacheSize;
     }
   }
-  while (low < high) {
-    const int64_t mid = low + ((high - low) >> 1);
-    if (at_or_above(key, xp, mid)) {
-      low = mid + 1;
-    } else {
-      high = mid;
-    }
-  }
-  return low - 1;
+  return bisect(key, xp, low, high);
 }
 
 // Beyond this many bytes of sample points a search's last steps miss the
@@ -131,17 +142,7 @@ constexpr int64_t kBranchFreeBytes = int64_t{4} << 20;
 template <typename opmath_t, typename position_t>
 inline int64_t bisect_sorted(opmath_t key, const position_t* xp, int64_t n) {
   if (n * static_cast<int64_t>(sizeof(position_t)) > kBranchFreeBytes) {
-    int64_t low = 0;
-    int64_t high = n;
-    while (low < high) {
-      const int64_t mid = low + ((high - low) >> 1);
-      if (at_or_above(key, xp, mid)) {
-        low = mid + 1;
-      } else {
-        high = mid;
-      }
-    }
-    return low - 1;
+    return bisect(key, xp, 0, n);
   }
   const position_t* base = xp;
   int64_t length = n;
