@@ -13,45 +13,29 @@ import sys
 
 import torch
 import torch.distributed as dist
+from conformance_support import as_outputs, opinfo, same_bits, samples
 from torch.distributed.tensor import DeviceMesh, DTensor, Replicate, Shard, distribute_tensor
 from torch.distributed.tensor.debug import CommDebugMode
-from torch.testing._internal.common_methods_invocations import op_db
 
 # Samples of more tensors, dimensions or elements would multiply the placements past what the check needs.
 MAX_TENSORS, MAX_DIM, MAX_NUMEL, MAX_SAMPLES = 3, 3, 4096, 12
-
-
-def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
-    if actual.shape != expected.shape or actual.dtype != expected.dtype:
-        return False
-    if not (actual.is_floating_point() or actual.is_complex()):
-        return torch.equal(actual, expected)
-    actual, expected = torch.view_as_real(actual) if actual.is_complex() else actual, (
-        torch.view_as_real(expected) if expected.is_complex() else expected)
-    both_nan = actual.isnan() & expected.isnan()
-    return bool(((actual == expected) | both_nan).all()) and torch.equal(actual.signbit(), expected.signbit())
-
-
-def outputs(result) -> list[torch.Tensor]:
-    return list(result) if isinstance(result, tuple) else [result]
 
 
 def placements_of(tensor: torch.Tensor) -> list:
     return [Replicate()] + [Shard(dim) for dim in range(tensor.dim())]
 
 
-def check(op, mesh: DeviceMesh) -> list[dict]:
-    dtype = torch.float64 if torch.float64 in op.supported_dtypes("cpu") else next(iter(op.supported_dtypes("cpu")))
-    torch.manual_seed(0)
-    samples = [s for s in op.sample_inputs("cpu", dtype) if isinstance(s.input, torch.Tensor)]
+def check(name: str, mesh: DeviceMesh) -> list[dict]:
+    op = opinfo(name)
+    tensor_samples = [s for s in samples(name) if isinstance(s.input, torch.Tensor)]
     records = []
-    for index, sample in enumerate(samples[:MAX_SAMPLES]):
+    for index, sample in enumerate(tensor_samples[:MAX_SAMPLES]):
         arguments = [sample.input, *sample.args]
         tensor_at = [i for i, a in enumerate(arguments) if isinstance(a, torch.Tensor)]
         tensors = [arguments[i] for i in tensor_at]
         if len(tensors) > MAX_TENSORS or any(t.dim() > MAX_DIM or t.numel() > MAX_NUMEL for t in tensors):
             continue
-        expected = outputs(op.op(*arguments, **sample.kwargs))
+        expected = as_outputs(op.op(*arguments, **sample.kwargs))
         for placements in itertools.product(*(placements_of(t) for t in tensors)):
             distributed = list(arguments)
             for i, tensor, placement in zip(tensor_at, tensors, placements, strict=True):
@@ -60,7 +44,7 @@ def check(op, mesh: DeviceMesh) -> list[dict]:
                       "placements": [str(p) for p in placements]}
             with CommDebugMode() as comm:
                 try:
-                    result = outputs(op.op(*distributed, **sample.kwargs))
+                    result = as_outputs(op.op(*distributed, **sample.kwargs))
                 except Exception as error:  # noqa: BLE001 - every error is recorded, the test judges it
                     record["error"] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
             record["collectives"] = {str(op): count for op, count in comm.get_comm_counts().items() if count}
@@ -68,7 +52,8 @@ def check(op, mesh: DeviceMesh) -> list[dict]:
                 record["result_placements"] = [str(r.placements) if isinstance(r, DTensor) else "-" for r in result]
                 try:
                     full = [r.full_tensor() if isinstance(r, DTensor) else r for r in result]
-                    record["matches"] = len(full) == len(expected) and all(map(same_bits, full, expected))
+                    record["matches"] = len(full) == len(expected) and all(
+                        same_bits(ours, theirs, nan_sign=True) for ours, theirs in zip(full, expected, strict=True))
                 except Exception as error:  # noqa: BLE001 - a local result of the wrong shape fails here
                     record["matches"] = False
                     record["error_after"] = f"{type(error).__name__}: {str(error).splitlines()[0]}"
@@ -80,7 +65,7 @@ def main(report: str, names: list[str]) -> None:
     dist.init_process_group("gloo")
     try:
         mesh = DeviceMesh("cpu", list(range(dist.get_world_size())))
-        records = [r for op in op_db if op.name in names and op.variant_test_name == "" for r in check(op, mesh)]
+        records = [record for name in names for record in check(name, mesh)]
         if dist.get_rank() == 0:
             with open(report, "w") as out:
                 json.dump(records, out)

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from torch.testing._internal.common_methods_invocations import op_db
+from conformance_support import as_outputs, opinfo, same_bits, samples
 
 from scripts.layout import REPO_ROOT
 from scripts.patchset.native_ops import native_ops
@@ -58,33 +58,8 @@ GRAIN_SIZE = 32768
 OVERLAP_ERROR = "unsupported operation: some elements of the input tensor and the written-to tensor refer"
 
 
-def opinfo(name: str):
-    (entry,) = [op for op in op_db if op.name == name and op.variant_test_name == ""]
-    return entry
-
-
-def samples(name: str):
-    """The OpInfo's CPU float64 samples (the same on every call: seeded)."""
-    torch.manual_seed(0)
-    return list(opinfo(name).sample_inputs("cpu", torch.float64))
-
-
 def call(name: str, arguments: list, kwargs: dict, **extra):
     return opinfo(name).op(*arguments, **kwargs, **extra)
-
-
-def as_outputs(result) -> list[torch.Tensor]:
-    return list(result) if isinstance(result, tuple) else [result]
-
-
-def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
-    if actual.shape != expected.shape or actual.dtype != expected.dtype:
-        return False
-    if not actual.is_floating_point():
-        return torch.equal(actual, expected)
-    both_nan = actual.isnan() & expected.isnan()
-    return bool(((actual == expected) | both_nan).all()) and torch.equal(actual.signbit() | both_nan,
-                                                                         expected.signbit() | both_nan)
 
 
 def tiled_variants(arguments: list) -> list[list]:

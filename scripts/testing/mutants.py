@@ -503,7 +503,7 @@ MUTANTS = (
         "interp's derivatives with a period locate float16 queries in float16, where the forward reduces in float32",
         INTERP,
         "  const auto dtype = interp_compute_dtype(x, xp, fp, period);\n",
-        "  const auto dtype = interp_result_dtype(x, xp, fp);\n",
+        "  const auto dtype = at::meta::interp_result_dtype(x, xp, fp);\n",
         (INTERP_TESTS, "-k", "reduced_precision_derivatives"),
         rebuild=True,
     ),

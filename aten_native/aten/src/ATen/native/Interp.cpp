@@ -71,6 +71,15 @@ static DimVector interp_batch_shape(
   return batch;
 }
 
+// interp's result dtype: the promoted dtype of the three inputs.
+static ScalarType interp_result_dtype(
+    const Tensor& x,
+    const Tensor& xp,
+    const Tensor& fp) {
+  return promoteTypes(
+      promoteTypes(x.scalar_type(), xp.scalar_type()), fp.scalar_type());
+}
+
 TORCH_META_FUNC(interp)
 (const Tensor& x,
  const Tensor& xp,
@@ -133,9 +142,8 @@ TORCH_META_FUNC(interp)
   if (x.dim() > 0) {
     sizes.push_back(x.size(-1));
   }
-  const auto dtype = promoteTypes(
-      promoteTypes(x.scalar_type(), xp.scalar_type()), fp.scalar_type());
-  set_output_raw_strided(0, sizes, {}, fp.options().dtype(dtype));
+  set_output_raw_strided(
+      0, sizes, {}, fp.options().dtype(interp_result_dtype(x, xp, fp)));
 }
 
 } // namespace at::meta
@@ -180,6 +188,18 @@ Tensor extend_periodic(const Tensor& sorted, std::optional<double> shift) {
     return at::cat({last - *shift, sorted, first + *shift}, -1);
   }
   return at::cat({last, sorted, first}, -1);
+}
+
+// The dtype interp computes in, forward and derivatives alike: the result's,
+// or with a period its opmath type: the positions (x mod period) and the
+// extended sample points would round in float16 or bfloat16.
+ScalarType interp_compute_dtype(
+    const Tensor& x,
+    const Tensor& xp,
+    const Tensor& fp,
+    std::optional<double> period) {
+  const auto dtype = at::meta::interp_result_dtype(x, xp, fp);
+  return period.has_value() ? at::toOpMathType(dtype) : dtype;
 }
 
 // values mod period. Where it must be differentiable (in the derivatives,
@@ -259,11 +279,7 @@ TORCH_IMPL_FUNC(interp_out)
   if (result.numel() == 0) {
     return;
   }
-  // With a period, the positions (x mod period) and the extended sample points
-  // are computed in opmath: in float16 or bfloat16 they would round.
-  const auto compute_dtype = period.has_value()
-      ? at::toOpMathType(result.scalar_type())
-      : result.scalar_type();
+  const auto compute_dtype = interp_compute_dtype(x, xp, fp, period);
   const auto position_dtype = toRealValueType(compute_dtype);
   auto knots =
       interp_knots(xp.to(position_dtype), fp.to(compute_dtype), period, false);
@@ -341,23 +357,6 @@ struct InterpLinearization {
   DimVector batch; // the result's batch shape
 };
 
-ScalarType interp_result_dtype(
-    const Tensor& x,
-    const Tensor& xp,
-    const Tensor& fp) {
-  return promoteTypes(
-      promoteTypes(x.scalar_type(), xp.scalar_type()), fp.scalar_type());
-}
-
-ScalarType interp_compute_dtype(
-    const Tensor& x,
-    const Tensor& xp,
-    const Tensor& fp,
-    std::optional<double> period) {
-  const auto dtype = interp_result_dtype(x, xp, fp);
-  return period.has_value() ? at::toOpMathType(dtype) : dtype;
-}
-
 InterpLinearization interp_linearization(
     const Tensor& x,
     const Tensor& xp,
@@ -366,8 +365,6 @@ InterpLinearization interp_linearization(
     const std::optional<Scalar>& right,
     std::optional<double> period) {
   InterpLinearization lin;
-  // in the types the forward computes in: with a period, opmath, where the
-  // positions (x mod period) of float16 and bfloat16 would round
   const auto dtype = interp_compute_dtype(x, xp, fp, period);
   const auto position_dtype = toRealValueType(dtype);
   lin.knots = interp_knots(xp.to(position_dtype), fp.to(dtype), period, true);
@@ -532,7 +529,7 @@ Tensor _interp_jvp(
       lin.w1 * knots_fp_t.gather(-1, lin.j1) +
       lin.d_xp0 * knots_xp_t.gather(-1, lin.j0) +
       lin.d_xp1 * knots_xp_t.gather(-1, lin.j1);
-  result = result.to(interp_result_dtype(x, xp, fp));
+  result = result.to(at::meta::interp_result_dtype(x, xp, fp));
   return x.dim() == 0 ? result.squeeze(-1) : result;
 }
 
