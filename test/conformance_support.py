@@ -13,11 +13,12 @@ def opinfo(name: str):
     return entry
 
 
-def samples(name: str) -> list:
-    """The OpInfo's CPU samples in float64 (else its first supported dtype by name), the same on every call and in
-    every process: seeded."""
+def samples(name: str, dtype: torch.dtype | None = None) -> list:
+    """The OpInfo's CPU samples in `dtype` (default: float64, else its first supported dtype by name), the same on
+    every call and in every process: seeded."""
     supported = opinfo(name).supported_dtypes("cpu")
-    dtype = torch.float64 if torch.float64 in supported else min(supported, key=str)
+    if dtype is None:
+        dtype = torch.float64 if torch.float64 in supported else min(supported, key=str)
     torch.manual_seed(0)
     return list(opinfo(name).sample_inputs("cpu", dtype))
 
@@ -39,3 +40,9 @@ def same_bits(actual: torch.Tensor, expected: torch.Tensor, *, nan_sign: bool = 
     any_sign = both_nan if not nan_sign else torch.zeros_like(both_nan)
     return bool(((actual == expected) | both_nan).all()) and torch.equal(actual.signbit() | any_sign,
                                                                          expected.signbit() | any_sign)
+
+
+def aten_overload(base: str, overload: str):
+    """The dispatcher's operator `aten::<base>.<overload>` (the kernel, not a Python decomposition)."""
+    return getattr(getattr(torch.ops.aten, base), overload or "default")
+

@@ -10,6 +10,13 @@ Python binding), so a new operator is checked here without a test of its own.
   for __divmod__ and __rdivmod__, ...) compile and give eager's bits.
 - MPS: every OpInfo is named in common_mps.py's list of operators MPS does not implement, which upstream's
   test_mps.py TestConsistency reads (it runs every op_db entry not listed).
+- Overloads: every overload taking a Scalar where another takes a Tensor, through the dispatcher and torch.<op>,
+  with Python int, float, bool and complex numbers against every supported dtype, gives the Tensor overload's
+  result on the number as a wrapped scalar, and the reference; every out= overload writes its functional bits.
+- Layouts: each tensor argument alone, then all of them, strided, transposed, expanded and offset, gives the
+  contiguous bits, at sizes below one vector, as sampled, flattened to 1-D and past two parallel chunks.
+- Piecewise points (test/piecewise_points.py): at the points where an operator is piecewise, every derivative is
+  the one-sided finite difference from the side its documentation takes, backward and forward.
 - DTensor: every combination of Replicate and Shard(d) over the tensor arguments of each OpInfo sample, on two
   gloo ranks, gives eager's bits or an error (no sharding rule at all); an operator with a rule never errors.
   The collectives each combination takes are counted and written to build/test-results/dtensor_placements.txt.
@@ -33,10 +40,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conformance_support import as_outputs, opinfo, same_bits, samples
+from conformance_support import as_outputs, aten_overload, opinfo, same_bits, samples
+from piecewise_points import PIECEWISE
 
 from scripts.layout import REPO_ROOT
-from scripts.patchset.native_ops import native_ops
+from scripts.patchset.native_ops import NativeOp, native_ops
 
 WORKER = Path(__file__).with_name("conformance_dtensor_worker.py")
 REPORT = REPO_ROOT / "build" / "test-results" / "dtensor_placements.txt"
@@ -203,6 +211,294 @@ def test_an_out_that_is_one_of_the_inputs_is_refused_or_gives_the_result(op: str
                 assert all(map(same_bits, outs, expected)), (sample, at, position)
                 checked += 1
     print(f"{op}: {checked} out= aliasing an input gave the result")
+
+
+def buffer(shape: list[int], dtype: torch.dtype) -> torch.Tensor:
+    """Storage whose elements outside a view show if a kernel reads them: NaN, or the dtype's largest integer."""
+    gap = math.nan if dtype.is_floating_point or dtype.is_complex else torch.iinfo(dtype).max if dtype != torch.bool \
+        else True
+    return torch.full(shape, gap, dtype=dtype)
+
+
+def strided(a: torch.Tensor) -> torch.Tensor | None:
+    """Every other element of a buffer twice as long along the last dimension (step 2)."""
+    if a.dim() == 0 or a.numel() == 0:
+        return None
+    return buffer([*a.shape[:-1], 2 * a.shape[-1]], a.dtype)[..., ::2].copy_(a)
+
+
+def transposed(a: torch.Tensor) -> torch.Tensor | None:
+    """The last two dimensions stored in the other order (column-major rows)."""
+    if a.dim() < 2 or a.shape[-1] < 2 or a.shape[-2] < 2:
+        return None
+    return a.transpose(-1, -2).contiguous().transpose(-1, -2)
+
+
+def expanded(a: torch.Tensor) -> torch.Tensor | None:
+    """The first element of each row repeated along the last dimension with stride 0 (other values: the contiguous
+    copy is the baseline)."""
+    if a.dim() == 0 or a.shape[-1] < 2:
+        return None
+    return a[..., :1].expand(a.shape)
+
+
+def offset(a: torch.Tensor) -> torch.Tensor | None:
+    """Contiguous, three elements into its storage."""
+    if a.numel() == 0:
+        return None
+    return buffer([a.numel() + 3], a.dtype)[3:].view(a.shape).copy_(a)
+
+
+# PyTorch has no negative strides (flip copies), so a reversed input is a contiguous one: the layouts a kernel
+# meets are these.
+LAYOUTS = {"strided": strided, "transposed": transposed, "expanded": expanded, "offset": offset}
+
+
+def short(arguments: list) -> list:
+    """Every dimension of every tensor cut to at most 3 elements: fewer than one vector of any dtype holds; sizes of
+    1 stay 1 and equal sizes equal, so what broadcast still does."""
+    return [a[tuple(slice(0, 3) for _ in range(a.dim()))] if isinstance(a, torch.Tensor) else a for a in arguments]
+
+
+def flat(arguments: list) -> list | None:
+    """The tensors flattened to 1-D where they all have one shape (a batched sample as a 1-D one)."""
+    shapes = {tuple(a.shape) for a in arguments if isinstance(a, torch.Tensor)}
+    if len(shapes) != 1 or len(next(iter(shapes))) < 2:
+        return None
+    return [a.reshape(-1) if isinstance(a, torch.Tensor) else a for a in arguments]
+
+
+def sized_variants(arguments: list) -> dict[str, list]:
+    """The sample's arguments as they are, cut below one vector, flattened to 1-D, and tiled past two parallel
+    chunks."""
+    variants = {"as sampled": arguments, "short": short(arguments), "1-D": flat(arguments)}
+    for name, tiled in zip(("tiled", "first tiled"), tiled_variants(arguments), strict=False):
+        variants[name] = tiled
+    return {name: v for name, v in variants.items() if v is not None}
+
+
+def layout_dtypes(op: str) -> list[torch.dtype]:
+    """float64, float32 (vectors of other widths) and an integer dtype (another kernel), those the op supports."""
+    supported = opinfo(op).supported_dtypes("cpu")
+    return [d for d in (torch.float64, torch.float32, torch.int32) if d in supported]
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_every_input_in_every_layout_alone_and_all_together_gives_the_contiguous_bits(op: str) -> None:
+    sizes: Counter[str] = Counter()
+    for dtype in layout_dtypes(op):
+        for sample in samples(op, dtype):
+            for size, arguments in sized_variants([sample.input, *sample.args]).items():
+                tensors = [i for i, a in enumerate(arguments) if isinstance(a, torch.Tensor)]
+                for layout, relaid in LAYOUTS.items():
+                    for changed in [*([i] for i in tensors), tensors]:
+                        laid = [relaid(a) if i in changed and relaid(a) is not None else a
+                                for i, a in enumerate(arguments)]
+                        if all(laid[i] is arguments[i] for i in changed):
+                            continue  # no tensor here takes this layout
+                        contiguous = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in laid]
+                        expected = outcome(call, op, contiguous, sample.kwargs)
+                        actual = outcome(call, op, laid, sample.kwargs)
+                        where = (dtype, size, layout, changed, [tuple(a.shape) for a in contiguous
+                                                                if isinstance(a, torch.Tensor)], sample.kwargs)
+                        if isinstance(expected, str):
+                            assert actual == expected, where
+                            continue
+                        assert all(map(same_bits, actual, expected)), where
+                        sizes[size] += 1
+    assert set(sizes) >= {"as sampled", "short", "tiled"}, sizes
+
+
+# Python numbers of every kind a Scalar takes, each sign and zero
+PYTHON_SCALARS = (3, -3, 0, 2.5, -2.5, 0.0, True, False, 1 + 2j)
+
+
+def overloads_of(op: str) -> list[NativeOp]:
+    """The operator's overloads with a Python binding, in-place ones aside: its functional and out= forms."""
+    return [o for o in native_ops() if o.root == op and o.python_binding and not o.inplace]
+
+
+def positional_types(native_op: NativeOp) -> list[str]:
+    schema = aten_overload(native_op.base, native_op.overload)._schema
+    return [str(a.type) for a in schema.arguments if not a.kwarg_only]
+
+
+def tensor_form(native_op: NativeOp) -> tuple[NativeOp, list[int]] | None:
+    """For a functional overload that takes a Scalar where another takes a Tensor (op.Scalar, op.Scalar_Tensor): that
+    Tensor overload and the positions of the Scalar operands; None for any other overload."""
+    types = positional_types(native_op)
+    scalars = [i for i, kind in enumerate(types) if kind == "number"]
+    if not scalars:
+        return None
+    for other in overloads_of(native_op.root):
+        other_types = positional_types(other)
+        if other.functional and len(other_types) == len(types) and all(
+                kind == ("Tensor" if i in scalars else types[i]) for i, kind in enumerate(other_types)):
+            return other, scalars
+    return None
+
+
+def as_wrapped_scalars(arguments: list, scalars: list[int]) -> list:
+    """The Python numbers at `scalars` as TensorIterator takes a wrapped number beside a tensor: a 0-dim tensor of
+    the dtype the number and the tensor promote to (torch.result_type)."""
+    beside = next(a for a in arguments if isinstance(a, torch.Tensor))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # complex with a reduced float: "ComplexHalf support is experimental"
+        return [torch.tensor(a, dtype=torch.result_type(beside, a)) if i in scalars else a
+                for i, a in enumerate(arguments)]
+
+
+def outcome(function, *arguments, **kwargs) -> list[torch.Tensor] | str:
+    """The call's outputs, or the type of the error it raised."""
+    try:
+        return as_outputs(function(*arguments, **kwargs))
+    except (RuntimeError, TypeError, ValueError, ZeroDivisionError) as error:
+        return type(error).__name__
+
+
+def numpy_reference(op: str, arguments: list, kwargs: dict, dtype: torch.dtype) -> list[np.ndarray]:
+    """The OpInfo's reference on the operands as numpy computes in `dtype` (Python numbers as numpy arrays of it)."""
+    as_numpy = [(a.to(dtype) if isinstance(a, torch.Tensor) else torch.tensor(a, dtype=dtype)).numpy()
+                for a in arguments]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy's division-by-zero and invalid-value warnings
+        return as_outputs(opinfo(op).ref(*as_numpy, **kwargs))
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_every_scalar_overload_gives_the_tensor_overloads_result_on_wrapped_scalars_and_the_reference(op: str) -> None:
+    forms = [(o, tensor_form(o)) for o in overloads_of(op) if o.functional and tensor_form(o)]
+    if not forms:
+        pytest.skip(f"no overload of {op} takes a Scalar where another takes a Tensor")
+    compared: Counter[str] = Counter()
+    for native_op, (tensor_overload, scalars) in forms:
+        overload = aten_overload(native_op.base, native_op.overload)
+        by_tensors = aten_overload(tensor_overload.base, tensor_overload.overload)
+        bindings = [getattr(torch, op)]  # the Python binding picks its overload by the arguments' types
+        for dtype in opinfo(op).supported_dtypes("cpu"):
+            sample = next(s for s in samples(op, dtype) if s.input.dim() > 0 and s.input.numel() > 0)
+            for scalar in PYTHON_SCALARS:
+                arguments = [scalar if i in scalars else a for i, a in enumerate([sample.input, *sample.args])]
+                expected = outcome(by_tensors, *as_wrapped_scalars(arguments, scalars), **sample.kwargs)
+                for function in [overload, *bindings]:
+                    actual = outcome(function, *arguments, **sample.kwargs)
+                    where = f"{native_op.name} on {dtype} with {scalar!r} (through {function})"
+                    if isinstance(expected, str) or isinstance(actual, str):
+                        assert actual == expected, f"{where}: {actual} where the Tensor overload gives {expected}"
+                        continue
+                    assert all(map(same_bits, actual, expected)), f"{where}: {actual} != {expected}"
+                if isinstance(expected, str):
+                    continue
+                if dtype != torch.bfloat16:  # numpy has no bfloat16
+                    reference = numpy_reference(op, arguments, sample.kwargs, expected[0].dtype)
+                    for ours, theirs in zip(expected, reference, strict=True):
+                        torch.testing.assert_close(ours, torch.from_numpy(np.asarray(theirs)).to(ours.dtype),
+                                                   equal_nan=True, msg=lambda m, w=where: f"{w}: {m}")
+                compared[native_op.name] += 1
+    assert set(compared) == {native_op.name for native_op, _ in forms}, compared
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_every_out_overload_writes_its_functional_overloads_bits(op: str) -> None:
+    outs = [o for o in overloads_of(op) if not o.functional]
+    compared = 0
+    for out_overload in outs:
+        schema = aten_overload(out_overload.base, out_overload.overload)._schema
+        out_names = [a.name for a in schema.arguments if a.is_out]
+        types = positional_types(out_overload)
+        (functional,) = [o for o in overloads_of(op) if o.functional and positional_types(o) == types]
+        for dtype in opinfo(op).supported_dtypes("cpu"):
+            for sample in samples(op, dtype)[:3]:
+                arguments = [next(s for s in PYTHON_SCALARS if isinstance(s, float)) if kind == "number" else a
+                             for kind, a in zip(types, [sample.input, *sample.args], strict=False)]
+                expected = outcome(aten_overload(functional.base, functional.overload), *arguments, **sample.kwargs)
+                if isinstance(expected, str):
+                    continue
+                written = [torch.full_like(e, 7) for e in expected]
+                returned = as_outputs(aten_overload(out_overload.base, out_overload.overload)(
+                    *arguments, **sample.kwargs, **dict(zip(out_names, written, strict=True))))
+                assert all(map(same_bits, written, expected)), (out_overload.name, dtype, sample)
+                assert all(r is w for r, w in zip(returned, written, strict=True)), out_overload.name
+                compared += 1
+    if not outs:
+        pytest.skip(f"{op} has no out= overload")
+    assert compared, f"no sample of {op} ran through its out= overloads"
+
+
+# The finite difference's step: the pieces of the samples are wider than a thousand of them (four steps stay on one
+# piece), and float64's rounding of the results at these magnitudes is a millionth of it
+STEP = 2.0**-20
+
+
+def one_sided_difference(function, arguments: list, at: int, element: int, side: float) -> list[torch.Tensor]:
+    """d(outputs)/d(arguments[at].flat[element]) by finite differences within one side of the point, no point on it
+    (which holds where the function jumps at p): the slopes over [p + sh, p + 2sh] and [p + 2sh, p + 4sh],
+    extrapolated to p (second order, as the central difference taken where side is 0)."""
+
+    def moved(by: float) -> list[torch.Tensor]:
+        shifted = list(arguments)
+        shifted[at] = arguments[at].clone()
+        shifted[at].view(-1)[element] += by
+        return as_outputs(function(*shifted))
+
+    if side == 0:
+        return [(p - m) / (2 * STEP) for p, m in zip(moved(STEP), moved(-STEP), strict=True)]
+    h = side * STEP
+    one, two, four = moved(h), moved(2 * h), moved(4 * h)
+    return [2 * (b - a) / h - (d - b) / (2 * h) for a, b, d in zip(one, two, four, strict=True)]
+
+
+def forward_column(function, arguments: list, at: int, element: int) -> list[torch.Tensor | None]:
+    """d(outputs)/d(arguments[at].flat[element]) in forward mode; None for an output with no tangent."""
+    with torch.autograd.forward_ad.dual_level():
+        tangent = torch.zeros_like(arguments[at])
+        tangent.view(-1)[element] = 1
+        duals = [torch.autograd.forward_ad.make_dual(a, tangent) if i == at else a for i, a in enumerate(arguments)]
+        return [torch.autograd.forward_ad.unpack_dual(o).tangent for o in as_outputs(function(*duals))]
+
+
+def backward_jacobians(function, arguments: list, at: int) -> list[torch.Tensor | None]:
+    """d(output)/d(arguments[at]) of each output in backward mode, (output elements, argument elements), one vjp per
+    output element; None for an output autograd does not differentiate."""
+    leaf = arguments[at].detach().requires_grad_()
+    jacobians = []
+    for output in as_outputs(function(*[leaf if i == at else a for i, a in enumerate(arguments)])):
+        if not output.requires_grad:
+            jacobians.append(None)
+            continue
+        rows = [torch.autograd.grad(o, leaf, retain_graph=True, allow_unused=True)[0] for o in output.view(-1)]
+        jacobians.append(torch.stack([r.reshape(-1) if r is not None else torch.zeros_like(leaf).reshape(-1)
+                                      for r in rows]).view(*output.shape, -1))
+    return jacobians
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_gradients_at_piecewise_points_are_the_documented_one_sided_derivatives(op: str) -> None:
+    assert op in PIECEWISE, f"declare {op}'s piecewise points, or that it has none, in test/piecewise_points.py"
+    if PIECEWISE[op] is None:
+        pytest.skip(f"{op} has no piecewise points (test/piecewise_points.py)")
+    checked = 0
+    for point in PIECEWISE[op](samples(op)):
+        if any(a.numel() > 64 for a in point.arguments if isinstance(a, torch.Tensor)):
+            continue  # a vjp per output element: small samples
+        function = lambda *arguments, point=point: call(op, list(arguments), point.kwargs)  # noqa: E731
+        for at, sides in point.sides.items():
+            jacobians = backward_jacobians(function, point.arguments, at)
+            for element, side in enumerate(sides.reshape(-1).tolist()):
+                expected = one_sided_difference(function, point.arguments, at, element, side)
+                forward = forward_column(function, point.arguments, at, element)
+                for index, (difference, tangent, jacobian) in enumerate(zip(expected, forward, jacobians,
+                                                                            strict=True)):
+                    if jacobian is None:
+                        assert tangent is None, (op, at, element, index)
+                        continue
+                    where = (f"output {index} by argument {at} element {element} from side {side} at "
+                             f"{[a.reshape(-1).tolist() for a in point.arguments]}, {point.kwargs}")
+                    for mode, derivative in (("backward", jacobian[..., element]), ("forward", tangent)):
+                        torch.testing.assert_close(derivative, difference, rtol=1e-6, atol=1e-6,
+                                                   msg=lambda m, w=where, mode=mode: f"{mode} {w}: {m}")
+                checked += 1
+    assert checked, f"no sample of {op} was put on its piecewise points"
 
 
 def test_every_patch_set_opinfo_is_listed_as_unimplemented_on_mps() -> None:

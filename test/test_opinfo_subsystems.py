@@ -3,7 +3,7 @@
 Compact equivalents of test_meta.py (meta kernels, dispatch-level meta cross-ref,
 symbolic shapes), test_decomp.py (decomposition cross-ref and the HasDecompTest
 classification), functorch/test_vmap.py (exhaustive vmap, has-a-batch-rule),
-test_sparse_unary_ufuncs.py (claimed sparse layouts), torch.library.opcheck and
+test_sparse.py's TestSparseUnaryUfuncs (claimed sparse layouts), torch.library.opcheck and
 inductor/test_torchinductor_opinfo.py (compiled vs eager, kept light).
 """
 

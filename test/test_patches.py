@@ -241,6 +241,21 @@ def test_make_apply_and_make_pr_on_the_base_give_the_series_own_diffs(base: Path
     assert commit_diffs(exported, "origin/main") == expected
 
 
+def test_every_test_plan_line_selects_a_test_of_its_own_operator_in_the_file_it_names() -> None:
+    import dataclasses
+
+    from scripts.patchset.testplan import plan_lines_selecting_no_test_of_their_operator
+
+    sources = load_sources()
+    assert [p for topic in sources.topics for p in plan_lines_selecting_no_test_of_their_operator(sources, topic)] == []
+    # Planted bug: the binary op's line moved to the unary ufuncs' suite, whose OpInfo tests it is not among.
+    binary = next(t for t in sources.topics if "test_binary_ufuncs.py" in t.tests)
+    moved = dataclasses.replace(binary, tests=tuple(
+        "test_unary_ufuncs.py" if suite == "test_binary_ufuncs.py" else suite for suite in binary.tests))
+    (problem,) = plan_lines_selecting_no_test_of_their_operator(sources, moved)
+    assert problem.startswith(f"{binary.id}: test/test_unary_ufuncs.py -k ")
+
+
 def test_every_test_plan_line_selects_tests_its_own_commit_adds() -> None:
     import dataclasses
 

@@ -110,3 +110,30 @@ def plan_lines_selecting_nothing(sources: Sources, topic: Topic) -> list[str]:
                 f"{' or '.join(suite.sources)}"
             )
     return problems
+
+
+def plan_lines_selecting_no_test_of_their_operator(sources: Sources, topic: Topic) -> list[str]:
+    """The topic's Test Plan lines (upstream Python suites) that select no test of the operators of its stack:
+    none of the tests the suite runs for them (scripts/upstream/test_names.py: the OpInfo tests of the collections
+    it iterates, its override tests, the tests the stack's commits up to this one add to it) has a name holding one
+    of the line's -k terms. A suite with tests of every public operator at once (its extra terms: test_doc) selects
+    those. Imports torch: run in the overlay's venv.
+    """
+    from scripts.upstream.test_names import op_test_names
+
+    ids = [t.id for t in sources.topics if t.stack == topic.stack]
+    added: dict[str, str] = {}
+    for topic_id in ids[: ids.index(topic.id) + 1]:
+        for path, text in added_by(sources, topic_id).items():
+            added[path] = added.get(path, "") + "\n" + text
+    ops = stack_ops(sources, topic.id)
+    problems = []
+    for suite in suites_of(topic, sources):
+        if isinstance(suite, NativeTest) or suite.extra and not suite.opinfos:
+            continue
+        terms = [term.lower() for term in suite.terms(ops)]
+        names = [name for op in ops for name in op_test_names(suite, op, added)]
+        if not any(term in name.lower() for name in names for term in terms):
+            problems.append(f"{topic.id}: test/{suite.path} -k {suite.keyword(ops)!r} selects none of the tests it "
+                            f"runs for {', '.join(ops)} ({', '.join(names) or 'it runs none'})")
+    return problems

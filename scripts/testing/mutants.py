@@ -532,6 +532,39 @@ MUTANTS = (
         ("test/test_conformance.py", "-k", "dunders"),
         rebuild=True,
     ),
+    Mutant(
+        "divmod's Scalar-first overload casts the scalar to the tensor's dtype: divmod(2.5, int32 tensor) is int32",
+        "aten_native/aten/src/ATen/native/BinaryOps.cpp.fragments.toml",
+        "  return at::divmod(wrapped_scalar_tensor(self), other);\n",
+        "  return at::divmod(at::scalar_tensor(self, other.options()), other);\n",
+        ("test/test_conformance.py", "-k", "scalar_overload and divmod"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp reads a 1-D input with strides (x[::2]) as if it were contiguous",
+        INTERP,
+        "  return t.reshape({-1, len}).contiguous();\n",
+        "  return t.dim() == 1 ? t.as_strided({1, len}, {len, 1})\n"
+        "                     : t.reshape({-1, len}).contiguous();\n",
+        ("test/test_conformance.py", "-k", "layout and interp"),
+        rebuild=True,
+    ),
+    Mutant(
+        "interp's derivative for the left sample point of a segment has the wrong sign where the query is on it",
+        INTERP,
+        "  lin.d_xp0 = at::where(inside, slope * (t - one), value_zero);\n",
+        "  lin.d_xp0 =\n      at::where(inside, at::where(t.eq(0), -slope, slope) * (t - one), value_zero);\n",
+        ("test/test_conformance.py", "-k", "piecewise and interp"),
+        rebuild=True,
+    ),
+    Mutant(
+        "divmod's Test Plan names test_unary_ufuncs.py, whose OpInfo tests divmod is not among, for "
+        "test_binary_ufuncs.py",
+        "topics.toml",
+        '  "test_binary_ufuncs.py",\n',
+        '  "test_unary_ufuncs.py",\n',
+        ("test/test_patches.py", "-k", "own_operator"),
+    ),
 )
 
 

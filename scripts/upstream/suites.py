@@ -41,16 +41,24 @@ def selecting_terms(terms: Iterable[str]) -> tuple[str, ...]:
 class Suite:
     """An upstream test file (relative to test/) and the pytest -k terms that select the operators' tests.
 
-    `extra`: -k terms besides the operators' names. `sources`: the upstream files whose entries make the tests the
-    keyword selects (the suite file itself, or the OpInfo database its tests are generated from): a commit whose
-    Test Plan names the suite must add to one of them a line that the keyword selects
-    (testplan.plan_lines_selecting_nothing).
+    `extra`: -k terms besides the operators' names: tests the file runs over every public operator at once
+    (test_doc), whose names carry none. `sources`: the upstream files whose entries make the tests the keyword
+    selects (the suite file itself, or the OpInfo database its tests are generated from): a commit whose Test Plan
+    names the suite must add to one of them a line that the keyword selects (testplan.plan_lines_selecting_nothing).
+
+    How the file names its tests of an operator, as pytorch/pytorch's stored copies of it near the pin read
+    (scripts/upstream/test_names.py lists them): `opinfos`, the OpInfo collections its `@ops` tests iterate, as it
+    writes them (names of common_methods_invocations, or comprehensions over them), each test named
+    `<test>_<OpInfo.formatted_name>_<device>[_<dtype>]`; `overrides`, one test per function of
+    torch.overrides.get_testing_overrides(), `test_<module>_<name>`; else the tests a commit adds to the file.
     """
 
     path: str
     extra: tuple[str, ...] = ()
     why: str = ""
     sources: tuple[str, ...] = (OPINFOS,)
+    opinfos: tuple[str, ...] = ()
+    overrides: bool = False
 
     @property
     def junit_file(self) -> str:
@@ -74,25 +82,30 @@ class Suite:
 
 
 SUITES: tuple[Suite, ...] = (
-    Suite("test_ops.py", why="OpInfo: dtypes, out=, variants, strides, meta, compare with the ref"),
-    Suite("test_ops_gradients.py", why="gradcheck and gradgradcheck"),
-    Suite("test_ops_fwd_gradients.py", why="forward-mode AD"),
+    Suite("test_ops.py", why="OpInfo: dtypes, out=, variants, strides, meta, compare with the ref",
+          opinfos=("op_db", "python_ref_db")),
+    Suite("test_ops_gradients.py", why="gradcheck and gradgradcheck", opinfos=("op_db",)),
+    Suite("test_ops_fwd_gradients.py", why="forward-mode AD", opinfos=("op_db",)),
     Suite("test_unary_ufuncs.py", why="against NumPy's reference, extremal values, non-contiguous",
-          sources=("test/test_unary_ufuncs.py", OPINFOS)),
-    Suite("test_binary_ufuncs.py", why="binary ufuncs against NumPy: type promotion, broadcasting, extremal values"),
-    Suite("test_meta.py", why="meta kernels"),
-    Suite("test_sparse_unary_ufuncs.py", why="sparse COO kernels against the dense op"),
-    Suite("test_sparse_csr.py", why="sparse CSR, CSC, BSR and BSC kernels against the dense op"),
+          sources=("test/test_unary_ufuncs.py", OPINFOS), opinfos=("unary_ufuncs",)),
+    Suite("test_binary_ufuncs.py", why="binary ufuncs against NumPy: type promotion, broadcasting, extremal values",
+          opinfos=("binary_ufuncs",)),
+    Suite("test_meta.py", why="meta kernels", opinfos=("op_db",)),
+    # TestSparseUnaryUfuncs: the sparse COO tests of every UnaryUfuncInfo that supports sparse inputs
+    Suite("test_sparse.py", why="sparse COO kernels against the dense op", opinfos=("sparse_unary_ufuncs",)),
+    Suite("test_sparse_csr.py", why="sparse CSR, CSC, BSR and BSC kernels against the dense op",
+          opinfos=("sparse_csr_unary_ufuncs", "[op for op in op_db if op.supports_sparse_csr or op.supports_sparse_csc"
+                                              " or op.supports_sparse_bsr or op.supports_sparse_bsc]")),
     Suite(
         "test_decomp.py", ("HasDecompTest",), why="the _refs as the aten operators' decompositions; decomposition lists",
-        sources=(OPINFOS, "test/expect/HasDecompTest.test_aten_core_operators.expect"),
+        sources=(OPINFOS, "test/expect/HasDecompTest.test_aten_core_operators.expect"), opinfos=("op_db",),
     ),
-    Suite("functorch/test_vmap.py", why="vmap batch rule"),
-    Suite("functorch/test_ops.py", why="vjp, jvp, vmap over grads"),
-    Suite("test_overrides.py", why="__torch_function__ override", sources=("torch/overrides.py",)),
+    Suite("functorch/test_vmap.py", why="vmap batch rule", opinfos=("op_db",)),
+    Suite("functorch/test_ops.py", why="vjp, jvp, vmap over grads", opinfos=("op_db",)),
+    Suite("test_overrides.py", why="__torch_function__ override", sources=("torch/overrides.py",), overrides=True),
     Suite("test_torch.py", ("test_doc",), why="docstrings of every public function",
           sources=("torch/_torch_docs.py", "torch/_tensor_docs.py")),
-    Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)"),
+    Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)", opinfos=("op_db",)),
     Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager",
           sources=("test/inductor/test_cpu_repro.py",)),
     Suite("torch_np/test_ufuncs_basic.py", why="torch._numpy's ufuncs: negative inputs and backward",
