@@ -187,7 +187,7 @@ def test_the_upstream_lane_filters_on_the_operators_of_each_commits_stack(scratc
     first_with_op = next(t.id for t in sources.topics if stack_ops(sources, t.id))
     assert OP not in stack_ops(sources, first_with_op)
     test_ops = next(s for s in SUITES if s.path == "test_ops.py")
-    assert test_ops.keyword(stack_ops(sources, OP)) == OP
+    assert test_ops.keyword(stack_ops(sources, OP)) == f"_{OP}_"
 
 
 @pytest.fixture(scope="module")

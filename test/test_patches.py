@@ -132,9 +132,13 @@ def test_each_series_test_plan_filters_on_its_own_operators_only(stack: str) -> 
     own = {op.root for op in native_ops(sources.of_stack(stack))}
     terms = {term.strip(" '") for p in series_of(stack) for line in p.read_text().splitlines()
              if line.startswith("python test/") for term in line.split(" -k ")[1:]}
-    # -k matches a substring of the test's name: a term selects every operator whose name holds it
-    assert own and all(any(term in op for term in terms) for op in own), (sorted(own), sorted(terms))
-    assert not {op for op in others if any(term in op for term in terms)}, sorted(terms)
+    # -k matches a substring of the test's name: a term selects an operator's tests where one of the shapes of
+    # their names holds it (an OpInfo test's `_<op>_<device>`, an override test's `test_torch_<op>`)
+    def selected(op: str) -> bool:
+        return any(term in name for term in terms for name in (f"_{op}_", f"test_torch_{op}", f"test_Tensor_{op}"))
+
+    assert own and all(map(selected, own)), (sorted(own), sorted(terms))
+    assert not {op for op in others if selected(op)}, sorted(terms)
 
 
 def test_the_lock_pins_every_base_file_a_fragment_edits(base: Path) -> None:
@@ -244,16 +248,27 @@ def test_make_apply_and_make_pr_on_the_base_give_the_series_own_diffs(base: Path
 def test_every_test_plan_line_selects_a_test_of_its_own_operator_in_the_file_it_names() -> None:
     import dataclasses
 
-    from scripts.patchset.testplan import plan_lines_selecting_no_test_of_their_operator
+    from scripts.patchset.testplan import plan_lines_not_selecting_their_operators_tests
 
     sources = load_sources()
-    assert [p for topic in sources.topics for p in plan_lines_selecting_no_test_of_their_operator(sources, topic)] == []
+    assert [p for topic in sources.topics for p in plan_lines_not_selecting_their_operators_tests(sources, topic)] == []
     # Planted bug: the binary op's line moved to the unary ufuncs' suite, whose OpInfo tests it is not among.
     binary = next(t for t in sources.topics if "test_binary_ufuncs.py" in t.tests)
     moved = dataclasses.replace(binary, tests=tuple(
         "test_unary_ufuncs.py" if suite == "test_binary_ufuncs.py" else suite for suite in binary.tests))
-    (problem,) = plan_lines_selecting_no_test_of_their_operator(sources, moved)
+    (problem,) = plan_lines_not_selecting_their_operators_tests(sources, moved)
     assert problem.startswith(f"{binary.id}: test/test_unary_ufuncs.py -k ")
+
+
+def test_no_test_plan_line_selects_the_tests_of_another_operator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scripts.patchset.testplan import plan_lines_not_selecting_their_operators_tests
+    from scripts.upstream.suites import Suite
+
+    sources = load_sources()
+    # Planted bug: the operators' bare names as -k terms, which select every OpInfo whose name starts with one.
+    monkeypatch.setattr(Suite, "op_terms", lambda self, op: (op,) if self.by_name else ())
+    problems = [p for topic in sources.topics for p in plan_lines_not_selecting_their_operators_tests(sources, topic)]
+    assert any("also selects the tests of other operators: <test>_nn_functional_interpolate" in p for p in problems)
 
 
 def test_every_test_plan_line_selects_tests_its_own_commit_adds() -> None:

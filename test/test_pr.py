@@ -161,9 +161,9 @@ def test_divmod_pr_filters_the_suites_on_divmod_alone(divmod_pr: tuple[Path, str
     matrix = markdown_section(text, lambda title: title == "Test matrix")
     plan = markdown_section(text, lambda title: title == "Test Plan")
     assert matrix is not None and plan is not None
-    assert any(line.startswith("| `test_ops.py` | `-k 'divmod'` |") for line in matrix)
+    assert any(line.startswith("| `test_ops.py` | `-k '_divmod_'` |") for line in matrix)
     assert not any(line.startswith("| `test_unary_ufuncs.py`") for line in matrix)  # no divmod test runs there
-    assert "python test/test_ops.py -k divmod" in plan
+    assert "python test/test_ops.py -k _divmod_" in plan
     assert "cbrt" not in "\n".join(matrix + plan)
 
 
@@ -205,7 +205,7 @@ def test_pr_without_results_says_not_run_yet_for_every_suite(real_repo_pr: tuple
     named = {path for topic in load_sources().of_stack(CBRT).topics for path in topic.tests}
     assert [row.split("`")[1] for row in rows] == [suite.path for suite in SUITES if suite.path in named]
     assert all(f"| {NOT_RUN} |" in row for row in rows)
-    assert all("`-k 'cbrt" in row and "divmod" not in row for row in rows)
+    assert all(("cbrt" in row or "`-k 'test_doc'`" in row) and "divmod" not in row for row in rows)
 
 
 def test_pr_copies_the_series_next_to_it(real_repo_pr: tuple[Path, str]) -> None:
@@ -250,9 +250,9 @@ def test_pr_reads_results_and_reports_from_files(sources_root: Path, tmp_path: P
     write(root / "docs/BENCHMARKS.md", BENCHMARKS)
     write(root / "README.md", README)
     text = write_pr(PrInputs(root, tmp_path / "pr", results)).read_text()
-    assert "| `test_ops.py` | `-k 'cbrt'` | ok | 2 | 0 | 0 | 1 |" in text
-    assert "| `test_meta.py` | `-k 'cbrt'` | FAILED | 0 | 1 | 0 | 0 |" in text
-    assert f"| `test_overrides.py` | `-k 'cbrt'` | {NOT_RUN} |" in text
+    assert "| `test_ops.py` | `-k '_cbrt_'` | ok | 2 | 0 | 0 | 1 |" in text
+    assert "| `test_meta.py` | `-k '_cbrt_'` | FAILED | 0 | 1 | 0 | 0 |" in text
+    assert f"| `test_overrides.py` | `-k 'test_torch_cbrt or test_Tensor_cbrt'` | {NOT_RUN} |" in text
     assert "| torch.cbrt vs composite | 2^20 | 3.21x | 2x | yes |" in text
     assert "- machine: some CPU" in text
     assert "Throughput" not in text
@@ -352,7 +352,7 @@ def test_pr_carries_a_test_plan_per_commit_and_the_follow_ups(real_repo_pr: tupl
     assert plan is not None
     for topic in load_sources().of_stack(CBRT).topics:
         assert f"{topic.subject}:" in plan
-    assert "python test/test_torch.py -k cbrt -k test_doc" in plan
+    assert "python test/test_torch.py -k test_doc" in plan
     follow_ups = markdown_section(text, lambda title: title == "Follow-ups")
     assert follow_ups is not None and follow_ups[-1].startswith("Fixes #")
     assert "core" in follow_ups[0] and "ONNX" in follow_ups[0] and "export" in follow_ups[0]
@@ -371,11 +371,11 @@ def test_pr_on_a_checkout_exports_the_complete_series_under_the_users_name(tmp_p
     patches = [(output / name).read_text() for name in names]
     assert all(f"From: {TEST_USER[0]} <{TEST_USER[1]}>" in patch for patch in patches)
     assert all("Test Plan" in patch for patch in patches)
-    ops_runs = [p for p in patches if "\npython test/test_ops.py -k cbrt\n  " in p]
+    ops_runs = [p for p in patches if "\npython test/test_ops.py -k _cbrt_\n  " in p]
     assert ops_runs and all(
-        "\npython test/test_ops.py -k cbrt\n  ok: 2 passed, 0 failed, 0 errors, 1 skipped" in p for p in ops_runs
+        "\npython test/test_ops.py -k _cbrt_\n  ok: 2 passed, 0 failed, 0 errors, 1 skipped" in p for p in ops_runs
     )
-    assert any("python test/test_torch.py -k cbrt -k test_doc\n  not run yet" in p for p in patches)
+    assert any("python test/test_torch.py -k test_doc\n  not run yet" in p for p in patches)
     diffs = "".join(patches)
     for fragment_file in sources.fragment_files:
         assert f"diff --git a/{fragment_file.upstream_path} " in diffs, fragment_file.upstream_path
@@ -445,6 +445,9 @@ class TestCommonCPU(TestCase):
     def test_out_other_cpu_float32(self):
         pass
 
+    def test_out_operator_cpu_float32(self):  # another operator whose name starts with op's: not op's test
+        pass
+
 
 class HasDecompTest(TestCase):
     def test_has_decomposition(self):
@@ -458,9 +461,9 @@ if __name__ == "__main__":
 
 def test_a_test_plan_line_runs_the_operators_tests_as_upstream_runs_the_file(tmp_path: Path) -> None:
     # `python test/<file>` runs unittest, whose -k is one substring per flag: an `a or b` expression (pytest's
-    # syntax) would match no test name and run nothing
+    # syntax) would match no test name and run nothing; `_op_` selects op's tests and not operator's
     command = suite_command(Suite("test_decomp.py", ("HasDecompTest",)), ("op", "_op_backward"))
-    assert command == "python test/test_decomp.py -k op -k HasDecompTest"
+    assert command == "python test/test_decomp.py -k _op_ -k HasDecompTest"
     write(tmp_path / "test" / "test_decomp.py", UNITTEST_SUITE)
     ran = subprocess.run([sys.executable, *shlex.split(command)[1:], "-v"], cwd=tmp_path, capture_output=True,
                          text=True, env={**os.environ, "CI": ""})

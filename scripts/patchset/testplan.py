@@ -9,7 +9,15 @@ from pathlib import Path
 from scripts.layout import REPO_ROOT
 from scripts.patchset.fragments import FragmentError, Sources, Topic, load_sources
 from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
-from scripts.upstream.suites import RESULTS_DIR, SUITES, NativeTest, Suite, native_tests, stack_ops
+from scripts.upstream.suites import (
+    RESULTS_DIR,
+    SUITES,
+    NativeTest,
+    Suite,
+    native_tests,
+    selecting_terms,
+    stack_ops,
+)
 
 NOT_RUN = "not run yet"
 SUITES_BY_PATH = {suite.path: suite for suite in SUITES}
@@ -102,7 +110,7 @@ def plan_lines_selecting_nothing(sources: Sources, topic: Topic) -> list[str]:
                     problems.append(f"{topic.id}: {suite.name} filters on {name}, which this commit does not add to {suite.source}")
             continue
         keyword = suite.keyword(ops)
-        terms = [term.lower() for term in suite.terms(ops)]
+        terms = [term.lower() for term in selecting_terms([*ops, *suite.extra])]  # the names the terms are made of
         text = "\n".join(added.get(path, "") for path in suite.sources).lower()
         if not any(term in text for term in terms):
             problems.append(
@@ -112,14 +120,14 @@ def plan_lines_selecting_nothing(sources: Sources, topic: Topic) -> list[str]:
     return problems
 
 
-def plan_lines_selecting_no_test_of_their_operator(sources: Sources, topic: Topic) -> list[str]:
-    """The topic's Test Plan lines (upstream Python suites) that select no test of the operators of its stack:
-    none of the tests the suite runs for them (scripts/upstream/test_names.py: the OpInfo tests of the collections
+def plan_lines_not_selecting_their_operators_tests(sources: Sources, topic: Topic) -> list[str]:
+    """The topic's Test Plan lines (upstream Python suites) that select no test of the operators of its stack, or
+    a test of another operator: none of the tests the suite runs for them (scripts/upstream/test_names.py: the OpInfo tests of the collections
     it iterates, its override tests, the tests the stack's commits up to this one add to it) has a name holding one
     of the line's -k terms. A suite with tests of every public operator at once (its extra terms: test_doc) selects
     those. Imports torch: run in the overlay's venv.
     """
-    from scripts.upstream.test_names import op_test_names
+    from scripts.upstream.test_names import op_test_names, other_operators_test_names
 
     ids = [t.id for t in sources.topics if t.stack == topic.stack]
     added: dict[str, str] = {}
@@ -136,4 +144,8 @@ def plan_lines_selecting_no_test_of_their_operator(sources: Sources, topic: Topi
         if not any(term in name.lower() for name in names for term in terms):
             problems.append(f"{topic.id}: test/{suite.path} -k {suite.keyword(ops)!r} selects none of the tests it "
                             f"runs for {', '.join(ops)} ({', '.join(names) or 'it runs none'})")
+        others = [name for name in other_operators_test_names(suite, ops) if any(t in name.lower() for t in terms)]
+        if others:
+            problems.append(f"{topic.id}: test/{suite.path} -k {suite.keyword(ops)!r} also selects the tests of "
+                            f"other operators: {', '.join(others[:5])}")
     return problems

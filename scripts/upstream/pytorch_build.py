@@ -282,8 +282,10 @@ def clear_results_step(results_dir: Path) -> Command:
 
 
 def test_steps(python: Path, checkout: Path, results_dir: Path, stack: str | None) -> list[Step]:
-    ops = stack_ops(load_sources().of_stack(stack))  # the operators of the applied stack only
-    suites = [suite_step(suite, python, checkout, results_dir, ops) for suite in SUITES]
+    sources = load_sources().of_stack(stack)
+    ops = stack_ops(sources)  # the operators of the applied stack only
+    named = {path for topic in sources.topics for path in topic.tests}  # the suites its Test Plans run
+    suites = [suite_step(suite, python, checkout, results_dir, ops) for suite in SUITES if suite.path in named]
     summary = Command(
         "summarize the suites from their JUnit XML",
         (sys.executable, "-m", "scripts.upstream.junit_summary", str(results_dir)),

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from scripts.layout import REPO_ROOT
 from scripts.patchset.fragments import FragmentError, Sources
-from scripts.patchset.native_ops import native_ops, root_names
+from scripts.patchset.native_ops import NO_PYTHON_BINDING, native_ops, root_names
 
 RESULTS_DIR = REPO_ROOT / "build" / "pytorch-results"
 
@@ -59,14 +59,29 @@ class Suite:
     sources: tuple[str, ...] = (OPINFOS,)
     opinfos: tuple[str, ...] = ()
     overrides: bool = False
+    by_name: bool = True  # whether the file names its tests of an operator after it (test_doc's file does not)
 
     @property
     def junit_file(self) -> str:
         return self.path.removesuffix(".py").replace("/", "-") + ".xml"
 
+    def op_terms(self, op: str) -> tuple[str, ...]:
+        """The -k terms that select the tests of the operator `op` (a root name) and no other operator's.
+
+        A test's name joins its parts with `_` (`test_out_<op>_cpu_float32`, `test_<op>_subnormals`), so `_<op>_`
+        holds where `<op>` alone would also select the tests of every operator whose name starts with it (those
+        of an `<op>olate`). test_overrides.py's names end with the function's name:
+        `test_torch_<op>`, `test_Tensor_<op>`, for an operator with a Python binding.
+        """
+        if not self.by_name:
+            return ()
+        if self.overrides:
+            return () if any(p.fullmatch(op) for p in NO_PYTHON_BINDING) else (f"test_torch_{op}", f"test_Tensor_{op}")
+        return (f"_{op}_",)
+
     def terms(self, ops: Iterable[str]) -> tuple[str, ...]:
         """The -k terms selecting the tests of the operators `ops` (root names) and the extra terms."""
-        terms = selecting_terms([*ops, *self.extra])
+        terms = selecting_terms([*(term for op in ops for term in self.op_terms(op)), *self.extra])
         if not terms:
             raise FragmentError(f"test/{self.path}: no operator to select (no `- func:` in the commits up to here)")
         return terms
@@ -104,7 +119,7 @@ SUITES: tuple[Suite, ...] = (
     Suite("functorch/test_ops.py", why="vjp, jvp, vmap over grads", opinfos=("op_db",)),
     Suite("test_overrides.py", why="__torch_function__ override", sources=("torch/overrides.py",), overrides=True),
     Suite("test_torch.py", ("test_doc",), why="docstrings of every public function",
-          sources=("torch/_torch_docs.py", "torch/_tensor_docs.py")),
+          sources=("torch/_torch_docs.py", "torch/_tensor_docs.py"), by_name=False),
     Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)", opinfos=("op_db",)),
     Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager",
           sources=("test/inductor/test_cpu_repro.py",)),

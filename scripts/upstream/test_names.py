@@ -9,44 +9,55 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from scripts.patchset.native_ops import root_name
 from scripts.upstream.suites import Suite
 
 TEST_DEFINITION = re.compile(r"^\s*def (test_\w+)\(", re.MULTILINE)
 
 
-def opinfo_test_names(suite: Suite, op: str) -> list[str]:
-    """`<test>_<formatted_name>` of every OpInfo of the suite's collections that is the operator's (its name, or
-    the name of its _refs entry); the device and dtype the suite appends are left off."""
+def opinfo_tests(suite: Suite) -> list[tuple[str, str]]:
+    """(operator, `<test>_<formatted_name>_<device>`) for every OpInfo of the suite's collections: the operator is
+    the OpInfo's name, or that of the aten operator its _refs entry stands for; the test and the dtype are left
+    out."""
     import torch.testing._internal.common_methods_invocations as opinfos
 
-    names = []
+    tests = []
     for collection in suite.opinfos:
         for info in eval(collection, vars(opinfos)):  # noqa: S307 - an expression of suites.py, not of any input
-            if info.name.rsplit(".", 1)[-1] == op:
-                names.append(f"<test>_{info.formatted_name}")
-    return list(dict.fromkeys(names))
+            tests.append((info.name.rsplit(".", 1)[-1], f"<test>_{info.formatted_name}_<device>"))
+    return list(dict.fromkeys(tests))
 
 
-def override_test_names(op: str) -> list[str]:
-    """test_overrides.py's `test_<module>_<name>` for the operator's functions and Tensor methods."""
+def override_tests() -> list[tuple[str, str]]:
+    """(the function's root name, test_overrides.py's `test_<module>_<name>`) for each function and Tensor method it tests."""
     from torch.overrides import get_testing_overrides
 
-    names = []
+    tests = []
     for function in get_testing_overrides():
-        if getattr(function, "__name__", None) == op:
-            owner = getattr(function, "__qualname__", "").split(".")[0]
-            module = "Tensor" if owner in ("Tensor", "TensorBase") else function.__module__ or ""
-            names.append(f"test_{module.replace('.', '_')}_{op}")
-    return names
+        name = getattr(function, "__name__", None)
+        if name is None:
+            continue
+        owner = getattr(function, "__qualname__", "").split(".")[0]
+        module = "Tensor" if owner in ("Tensor", "TensorBase") else getattr(function, "__module__", None) or ""
+        tests.append((root_name(name), f"test_{module.replace('.', '_')}_{name}"))  # op_ and __iop__ are op's
+    return tests
+
+
+def generated_tests(suite: Suite) -> list[tuple[str, str]]:
+    """(operator, test name) of every test the suite generates per operator."""
+    return [*(opinfo_tests(suite) if suite.opinfos else []), *(override_tests() if suite.overrides else [])]
 
 
 def op_test_names(suite: Suite, op: str, added: Mapping[str, str]) -> list[str]:
     """The names of the tests `suite` runs for the operator `op` (a root name); `added` holds, per upstream path,
     the lines a commit adds there (testplan.added_by), whose `def test_...` are the tests it adds to a file."""
-    names = opinfo_test_names(suite, op) if suite.opinfos else []
-    if suite.overrides:
-        names += override_test_names(op)
+    names = [name for owner, name in generated_tests(suite) if owner == op]
     for path in suite.sources:
         if path == f"test/{suite.path}":
             names += [name for name in TEST_DEFINITION.findall(added.get(path, "")) if op in name]
     return names
+
+
+def other_operators_test_names(suite: Suite, ops: tuple[str, ...]) -> list[str]:
+    """The names of the tests `suite` generates for operators other than `ops`."""
+    return [name for owner, name in generated_tests(suite) if owner not in ops]
