@@ -167,6 +167,21 @@ def test_divmod_pr_filters_the_suites_on_divmod_alone(divmod_pr: tuple[Path, str
     assert "cbrt" not in "\n".join(matrix + plan)
 
 
+@pytest.mark.parametrize("stack", [s for s in load_sources().stacks if s != CBRT])
+def test_each_pr_quotes_only_its_own_operators_figures(stack: str, tmp_path: Path) -> None:
+    from scripts.upstream.pr import texts
+
+    inputs = PrInputs(REPO_ROOT, tmp_path / "pr", tmp_path / "none", overlay_xml=tmp_path / "none.xml", stack=stack)
+    text = write_pr(inputs).read_text()
+    benchmarks = markdown_section(text, lambda title: title == "Benchmarks")
+    declared = texts(stack).benchmarks
+    assert declared is not None and benchmarks is not None and benchmarks[0] == f"From `{declared.doc}`:"
+    first_row = next(line for line in (REPO_ROOT / declared.doc).read_text().splitlines() if line.startswith("| "))
+    assert first_row in benchmarks
+    assert (markdown_section(text, lambda title: title == "Accuracy") is None) == (texts(stack).accuracy is None)
+    assert "cbrt" not in "\n".join(benchmarks), "the first stack's figures in another stack's PR"
+
+
 def test_divmod_pr_copies_the_divmod_series(divmod_pr: tuple[Path, str]) -> None:
     output, _ = divmod_pr
     patches = REPO_ROOT / "patches" / DIVMOD

@@ -8,8 +8,8 @@ wheel lacks are fixtures of the upstream context their fragments record, so `git
 v2.14.1 checkout (test/test_patches.py proves it on the base and on files with the context at other offsets).
 
 Every part comes from a file: topics and fragments (what changes, and today's code that
-it replaces), the JUnit XML of `make pytorch` and `make test` (test results, or "not run yet"),
-docs/BENCHMARKS.md and the README's accuracy section. Nothing is typed in by hand.
+it replaces), the JUnit XML of `make pytorch` and `make test` (test results, or "not run yet"), and the
+documents pr.toml names for the stack's own benchmarks and accuracy. Nothing is typed in by hand.
 """
 
 from __future__ import annotations
@@ -57,14 +57,6 @@ class PrInputs:
     def patches_of(self, stack: str) -> Path:
         """The stack's exported series (`make patches`)."""
         return self.root / "patches" / stack
-
-    @property
-    def benchmarks(self) -> Path:
-        return self.root / "docs" / "BENCHMARKS.md"
-
-    @property
-    def readme(self) -> Path:
-        return self.root / "README.md"
 
     @property
     def overlay_results(self) -> Path:
@@ -136,6 +128,18 @@ PR_TEXTS = REPO_ROOT / "pr.toml"
 
 
 @dataclass(frozen=True)
+class Figures:
+    """Where the figures of a PR section are (pr.toml's `benchmarks`, `accuracy`): a document of this repo, the
+    section of it to quote (a heading that starts so; none: the whole document below its title, its headings a
+    level down), whether its preamble (what it was measured on) goes first, and the command that writes it."""
+
+    doc: str
+    made_by: str
+    section: str = ""
+    preamble: bool = False
+
+
+@dataclass(frozen=True)
 class PrTexts:
     """What the description says about one stack's operators (pr.toml's [stack.<name>]): the tools name none."""
 
@@ -143,6 +147,8 @@ class PrTexts:
     motivation: str
     follow_ups: str
     coverage_questions: tuple[tuple[str, str], ...]  # (question, how the answer starts in a topic body)
+    benchmarks: Figures | None = None  # each stack quotes its own operator's figures; none: no such section
+    accuracy: Figures | None = None
 
 
 @functools.cache
@@ -154,8 +160,9 @@ def texts(stack: str, path: Path = PR_TEXTS) -> PrTexts:
     data = stacks[stack]
     try:
         questions = tuple((q["question"].strip(), q["answer_starts"]) for q in data.get("coverage_question", []))
-        return PrTexts(data["title"], data["motivation"].strip(), data["follow_ups"].strip(), questions)
-    except (KeyError, AttributeError) as error:
+        figures = {key: Figures(**data[key]) for key in ("benchmarks", "accuracy") if key in data}
+        return PrTexts(data["title"], data["motivation"].strip(), data["follow_ups"].strip(), questions, **figures)
+    except (KeyError, AttributeError, TypeError) as error:
         raise FragmentError(f"{path}: missing or malformed {error}") from error
 
 
@@ -326,23 +333,31 @@ def preamble(text: str) -> list[str]:
     return trimmed(lines[start:end])
 
 
-def benchmarks_section(path: Path) -> list[str]:
-    lines = ["## Benchmarks", ""]
+def below_title(text: str) -> list[str]:
+    """A whole document under a PR section: what follows its title, each heading a level down."""
+    lines = text.splitlines()
+    found = headings(lines)
+    start = found[0][0] + 1 if found and found[0][1] == 1 else 0
+    shifted = {index for index, _, _ in found if index >= start}
+    return trimmed([f"#{line}" if index in shifted else line for index, line in enumerate(lines)][start:])
+
+
+def figures_section(title: str, figures: Figures | None, root: Path) -> list[str]:
+    """The PR section `title` quoting the stack's own figures; none where the stack declares none."""
+    if figures is None:
+        return []
+    lines = [f"## {title}", ""]
+    path = root / figures.doc
     if not path.is_file():
-        return lines + [f"{NOT_RUN}: `make bench` writes `docs/BENCHMARKS.md`."]
+        return lines + [f"{NOT_RUN}: `{figures.made_by}` writes `{figures.doc}`."]
     text = path.read_text()
-    targets = markdown_section(text, lambda title: title.lower().startswith("targets"))
-    if targets is None:
-        return lines + ["`docs/BENCHMARKS.md` has no \"Targets\" section; see the file itself."]
-    return lines + ["From `docs/BENCHMARKS.md`:", "", *preamble(text), "", *targets]
-
-
-def accuracy_section(readme: Path) -> list[str]:
-    lines = ["## Accuracy", ""]
-    section = markdown_section(readme.read_text(), lambda t: "accuracy" in t.lower()) if readme.is_file() else None
+    if not figures.section:
+        return lines + [f"From `{figures.doc}`:", "", *below_title(text)]
+    section = markdown_section(text, lambda heading: heading.lower().startswith(figures.section.lower()))
     if section is None:
-        return lines + [f"{NOT_RUN}: no accuracy section in README.md (`python -m scripts.measure.accuracy` measures it)."]
-    return lines + ["From the README:", "", *section]
+        return lines + [f"{NOT_RUN}: `{figures.doc}` has no \"{figures.section}\" section "
+                        f"(`{figures.made_by}` writes it)."]
+    return lines + [f"From `{figures.doc}`:", "", *(preamble(text) + [""] if figures.preamble else []), *section]
 
 
 
@@ -502,8 +517,8 @@ def render(sources: Sources, inputs: PrInputs, pin: Pin, exported: ExportedSerie
         test_plan_section(sources, inputs.results, inputs.overlay_results),
         test_matrix(inputs.results, inputs.overlay_results, sources),
         coverage_answers(sources, prose),
-        benchmarks_section(inputs.benchmarks),
-        accuracy_section(inputs.readme),
+        figures_section("Benchmarks", prose.benchmarks, inputs.root),
+        figures_section("Accuracy", prose.accuracy, inputs.root),
         bc_note(sources),
         checklist(sources),
         reproduce_section(sources),
