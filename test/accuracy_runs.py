@@ -9,9 +9,9 @@ import pytest
 
 from scripts.measure.accuracy import Report, run
 
-# What `make test` sweeps for torch.cbrt, each input contiguous, strided and in every loop tail (README "Accuracy").
+# What `make test` sweeps for torch.cbrt, each input contiguous, strided and in every loop tail (docs/cbrt.md, "Accuracy").
 SWEPT_DTYPES = ("float16", "bfloat16", "float32", "float64")
-FLOAT64_COUNT = 2_000_000  # the first 2 * 10^6 of the README table's 10^8 random bit patterns
+FLOAT64_COUNT = 2_000_000  # the first 2 * 10^6 of docs/cbrt.md's table's 10^8 random bit patterns
 
 
 _background: dict[str, Future[Report]] = {}

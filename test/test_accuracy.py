@@ -15,7 +15,7 @@ import scripts.measure.accuracy as accuracy
 
 pytestmark = pytest.mark.slow  # make test-slow (see conftest.py's SLOW)
 
-# Documented bounds (README "Accuracy", docs/CBRT_KERNEL.md): half and bfloat16 correctly rounded.
+# Documented bounds (docs/cbrt.md "Accuracy", docs/CBRT_KERNEL.md): half and bfloat16 correctly rounded.
 DOCUMENTED_MAX_ULP = {"float16": 0.5, "bfloat16": 0.5, "float32": 0.75, "float64": 0.67}
 
 

@@ -16,7 +16,7 @@ INTEGRAL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch
 EXTREMES = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 8.0, -27.0]
 
 
-# The documented bounds (README "Accuracy"): half and bfloat16 correctly rounded.
+# The documented bounds (docs/cbrt.md "Accuracy"): half and bfloat16 correctly rounded.
 DOCUMENTED_MAX_ULP = {torch.float32: 0.75, torch.float64: 0.67, torch.half: 0.5, torch.bfloat16: 0.5}
 
 

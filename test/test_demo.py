@@ -34,11 +34,11 @@ def test_the_demo_shows_each_operator_equal_to_numpy_with_passing_gradchecks() -
         assert ("gradcheck (" in block and "): True; gradgradcheck: True" in block) or not demo.wrt
 
 
-def test_the_readme_quotes_the_demo_as_it_prints() -> None:
+def test_the_workflow_page_quotes_the_demo_as_it_prints() -> None:
     ran = run_demo(DEMOS)
     blocks = ran.stdout.strip().split("\n\n")
-    quoted = [b for b in blocks if b in (REPO_ROOT / "README.md").read_text()]
-    assert quoted, "the README's demo excerpt is no block of `make demo`'s output: paste it again"
+    quoted = [b for b in blocks if b in (REPO_ROOT / "docs" / "WORKFLOW.md").read_text()]
+    assert quoted, "docs/WORKFLOW.md's demo excerpt is no block of `make demo`'s output: paste it again"
 
 
 def test_a_result_that_differs_from_numpy_fails_the_demo(tmp_path: Path) -> None:

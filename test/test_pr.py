@@ -67,7 +67,7 @@ Made by `make bench`; every figure below comes from that one run.
 | dtype | size |
 """
 
-README = """\
+OPERATOR_PAGE = """\
 # torch.cbrt
 
 ## Accuracy
@@ -263,7 +263,7 @@ def test_pr_reads_results_and_reports_from_files(sources_root: Path, tmp_path: P
     write(results / "test_ops.xml", PASSING_SUITE)
     write(results / "test_meta.xml", FAILING_SUITE)
     write(root / "docs/BENCHMARKS.md", BENCHMARKS)
-    write(root / "README.md", README)
+    write(root / "docs/cbrt.md", OPERATOR_PAGE)
     text = write_pr(PrInputs(root, tmp_path / "pr", results)).read_text()
     assert "| `test_ops.py` | `-k '_cbrt_'` | ok | 2 | 0 | 0 | 1 |" in text
     assert "| `test_meta.py` | `-k '_cbrt_'` | FAILED | 0 | 1 | 0 | 0 |" in text
@@ -300,7 +300,7 @@ def test_pr_replaces_stale_patches_in_its_folder(sources_root: Path, tmp_path: P
 
 
 def test_markdown_section_skips_hashes_inside_code_fences() -> None:
-    section = markdown_section(README, lambda title: title == "Accuracy")
+    section = markdown_section(OPERATOR_PAGE, lambda title: title == "Accuracy")
     assert section is not None
     assert section[0] == "```sh"
     assert "### float64" in section

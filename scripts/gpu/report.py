@@ -63,7 +63,7 @@ def filled(text: str, body: str) -> str:
 
 NOT_MEASURED = f"""{HEADING}
 
-Not measured yet: no run on a GPU so far. The README's GPU section gives the two commands that fill
+Not measured yet: no run on a GPU so far. docs/cbrt.md's GPU section gives the two commands that fill
 this section.
 """
 

@@ -1,4 +1,4 @@
-"""Every bad input we try on torch.cbrt and the error it gets, as the README's markdown table."""
+"""Every bad input we try on torch.cbrt and the error it gets, as docs/cbrt.md's markdown table."""
 
 from __future__ import annotations
 

@@ -409,8 +409,8 @@ def main() -> None:
     args.output.write_text(carried_over(write_report(results, sizes, command.strip(), plot), args.output))
     print(f"bench: wrote {args.output} and {plot}")
     if args.output.resolve() == BENCHMARKS.resolve():
-        update_performance()  # the README quotes this report: its machine, date and figures
-        print("bench: README.md's performance figures rewritten from it")
+        update_performance()  # docs/cbrt.md quotes this report: its machine, date and figures
+        print("bench: docs/cbrt.md's performance figures rewritten from it")
 
 
 if __name__ == "__main__":

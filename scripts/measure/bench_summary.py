@@ -1,6 +1,6 @@
-"""The README's performance figures, read from docs/BENCHMARKS.md: the machine, the date and every ratio it quotes.
+"""docs/cbrt.md's performance figures, read from docs/BENCHMARKS.md: the machine, the date and every ratio it quotes.
 
-`make bench` rewrites docs/BENCHMARKS.md on whatever machine runs it; the README's block between
+`make bench` rewrites docs/BENCHMARKS.md on whatever machine runs it; docs/cbrt.md's block between
 `<!-- performance:begin -->` and `<!-- performance:end -->` is made from that file alone, so the two cannot
 name different machines, dates or figures (test/test_readme.py recomputes the block).
 """
@@ -171,7 +171,7 @@ def default_build_sentence(report: Report) -> str:
     return (f"The x86 DEFAULT build has no fma instructions: its float lanes fuse in double, {f32} Gelem/s for float32, "
             f"{f32_ratio} or more the element-by-element loop it replaces, and its double lanes call `std::fma`, "
             f"{f64} Gelem/s, {f64_ratio} or more that loop (every x86 CPU with fma instructions runs the AVX2 or "
-            "AVX512 build; see [docs/CBRT_KERNEL.md](docs/CBRT_KERNEL.md)).")
+            "AVX512 build; see [CBRT_KERNEL.md](CBRT_KERNEL.md)).")
 
 
 def composite_sentence(report: Report) -> str:
@@ -181,7 +181,7 @@ def composite_sentence(report: Report) -> str:
 
 
 def summary(text: str) -> str:
-    """The README's performance block for the report `text` (docs/BENCHMARKS.md)."""
+    """docs/cbrt.md's performance block for the report `text` (docs/BENCHMARKS.md)."""
     report = parse(text)
     met = sum(r.met for r in report.targets.values())
     head = (f"The committed run: {report.cpu}, {report.cpus} logical CPUs, {report.system}; torch {report.torch} "

@@ -1,4 +1,4 @@
-"""Fill the README's generated blocks between their `<!-- name:begin -->` / `<!-- name:end -->` markers: the bad-input
+"""Fill docs/cbrt.md's generated blocks between their `<!-- name:begin -->` / `<!-- name:end -->` markers: the bad-input
 table (from the operator), the accuracy table (from a saved `scripts.measure.accuracy` table) and the performance
 figures (from docs/BENCHMARKS.md)."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from scripts.layout import REPO_ROOT
 from scripts.measure.bench_summary import BENCHMARKS, summary_of
 
-README = REPO_ROOT / "README.md"
+PAGE = REPO_ROOT / "docs" / "cbrt.md"  # the operator page whose tables these are
 
 
 def section_pattern(name: str) -> re.Pattern[str]:
@@ -21,7 +21,7 @@ def section_pattern(name: str) -> re.Pattern[str]:
 def read_section(text: str, name: str) -> str:
     found = section_pattern(name).search(text)
     if found is None:
-        raise SystemExit(f"README.md has no <!-- {name}:begin/end --> markers")
+        raise SystemExit(f"{PAGE.relative_to(REPO_ROOT)} has no <!-- {name}:begin/end --> markers")
     return found.group(2)
 
 
@@ -30,7 +30,7 @@ def replace_section(text: str, name: str, body: str) -> str:
     return section_pattern(name).sub(lambda m: m.group(1) + body + m.group(3), text)
 
 
-def update_performance(readme: Path = README, benchmarks: Path = BENCHMARKS) -> None:
+def update_performance(readme: Path = PAGE, benchmarks: Path = BENCHMARKS) -> None:
     """The performance block from docs/BENCHMARKS.md alone: `make bench` calls this after writing the report."""
     readme.write_text(replace_section(readme.read_text(), "performance", summary_of(benchmarks)))
 
@@ -41,12 +41,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--accuracy", type=Path, help="markdown table printed by `python -m scripts.measure.accuracy`")
     args = parser.parse_args()
-    text = replace_section(README.read_text(), "bad-inputs", markdown_table())
+    text = replace_section(PAGE.read_text(), "bad-inputs", markdown_table())
     text = replace_section(text, "performance", summary_of(BENCHMARKS))
     if args.accuracy:
         text = replace_section(text, "accuracy", args.accuracy.read_text())
-    README.write_text(text)
-    print("README.md: tables and performance figures updated")
+    PAGE.write_text(text)
+    print(f"{PAGE.relative_to(REPO_ROOT)}: tables and performance figures updated")
 
 
 if __name__ == "__main__":

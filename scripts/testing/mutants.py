@@ -151,8 +151,8 @@ MUTANTS = (
         ("test/test_accuracy.py", "-k", "strided"),
     ),
     Mutant(
-        "README accuracy table off by one figure",
-        "README.md",
+        "docs/cbrt.md's accuracy table off by one figure",
+        "docs/cbrt.md",
         "| bfloat16 | torch.cbrt | 65,536 | 0.5 | 0 | 0 |",
         "| bfloat16 | torch.cbrt | 65,536 | 0.5 | 1 | 0 |",
         ("test/test_readme.py", "-k", "half_and_bfloat16"),
