@@ -89,11 +89,9 @@ test-slow: overlay
 mutants: overlay
 	$(VENV)/bin/python -m scripts.testing.mutants
 
-## the benchmarks of every operator, side by side with the alternatives (docs/*BENCHMARKS.md)
+## every stack's benchmark, the command pr.toml declares for its figures (docs/*BENCHMARKS.md)
 bench: overlay
-	$(PYTHON) -m scripts.measure.bench
-	$(PYTHON) -m scripts.measure.divmod_bench
-	$(PYTHON) -m scripts.measure.interp_bench
+	$(PYTHON) -m scripts.measure.declared
 
 # float32 candidates from the shipped kernel to a correctly rounded one: misrounded results of all 2^32 inputs and
 # speed beside numpy.cbrt on every CPU build; writes docs/CBRT_KERNEL.md's frontier section (minutes).
