@@ -323,6 +323,18 @@ def test_numpys_documented_cases() -> None:
     assert periodic.tolist() == [7.5, 5.0, 8.75, 6.25, 3.0, 3.25, 3.5, 3.75]
 
 
+@pytest.mark.parametrize("period", [3e-9, 1e-310, 0.75])
+def test_queries_whose_quotient_by_the_period_overflows_give_numpys_bits(period: float) -> None:
+    """fmod is exact, but the vectorized one is NaN where x / period overflows (1e300 / 3e-9): those queries, and
+    sample points, are first reduced modulo a power-of-two multiple of the period. More elements than one vector."""
+    x = torch.tensor([1e300, -1e300, 3e307, -1.7e308, 1.5, -7.25, 0.0] * 9, dtype=torch.float64)
+    xp = torch.tensor([0.0, 1e-9, 2e-9, 1e300], dtype=torch.float64)
+    fp = torch.tensor([0.0, 1.0, -2.0, 5.0], dtype=torch.float64)
+    expected = np.interp(x.numpy(), xp.numpy(), fp.numpy(), period=period)
+    assert not np.isnan(expected).any()
+    assert same_bits(torch.interp(x, xp, fp, period=period), torch.from_numpy(expected))
+
+
 def test_a_knot_gives_its_value_and_a_duplicated_knot_the_value_to_its_right() -> None:
     xp = torch.tensor([0.0, 1.0, 1.0, 2.0], dtype=torch.float64)
     fp = torch.tensor([0.0, 10.0, 20.0, 30.0], dtype=torch.float64)

@@ -565,6 +565,15 @@ MUTANTS = (
         '  "test_unary_ufuncs.py",\n',
         ("test/test_patches.py", "-k", "own_operator"),
     ),
+    Mutant(
+        "interp takes queries mod period with the vectorized fmod alone, NaN where x / period overflows",
+        INTERP,
+        "  for (auto scale = scales.rbegin(); scale != scales.rend(); ++scale) {\n"
+        "    reduced = at::fmod(reduced, *scale);\n",
+        "  for (auto scale = scales.rbegin(); scale != scales.rend(); ++scale) {\n",
+        (INTERP_TESTS, "-k", "quotient_by_the_period_overflows"),
+        rebuild=True,
+    ),
 )
 
 

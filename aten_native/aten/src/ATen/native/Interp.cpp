@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace at::meta {
@@ -171,7 +172,26 @@ Tensor periodic_remainder(const Tensor& values, double period) {
   // computes it: the exact fmod, period added to a negative remainder, +0 for
   // a zero one (fmod's zero has the sign of values). From operators, not a
   // kernel: the derivatives run it on tensor subclasses too.
-  const auto mod = at::fmod(values, period);
+  //
+  // The vectorized fmod is NaN where values / period overflows, so values
+  // are first taken modulo period * 2^step, period * 2^(2 step), ...: the
+  // largest of those the dtype holds first, each quotient below 2^step. Each
+  // fmod is exact, so the remainder is the one of values itself.
+  const int step = values.scalar_type() == kDouble ? 512 : 64;
+  const double largest = values.scalar_type() == kDouble
+      ? std::numeric_limits<double>::max()
+      : static_cast<double>(std::numeric_limits<float>::max());
+  std::vector<double> scales;
+  for (double scale = std::ldexp(period, step);
+       std::isfinite(scale) && scale <= largest;
+       scale = std::ldexp(scale, step)) {
+    scales.push_back(scale);
+  }
+  auto reduced = values;
+  for (auto scale = scales.rbegin(); scale != scales.rend(); ++scale) {
+    reduced = at::fmod(reduced, *scale);
+  }
+  const auto mod = at::fmod(reduced, period);
   return at::where(
       mod.lt(0),
       mod + period,
