@@ -191,6 +191,24 @@ def am(tree: Path, stack: str, check: bool = True) -> str:
 
 
 @pytest.mark.parametrize("stack", STACKS)
+def test_the_python_each_series_adds_passes_upstreams_ruff_rules(base: Path, tmp_path: Path, stack: str) -> None:
+    from scripts.upstream.upstream_lint import added_python_lines, findings, whole_files_excluded
+
+    tree = tmp_path / "tree"
+    git(tmp_path, "clone", "-q", str(base), str(tree))
+    am(tree, stack)
+    checked = added_python_lines(tree, "origin/main", whole_files_excluded())
+    assert checked, f"{stack} adds no Python line to a file the wheel ships"
+    assert findings(tree, "origin/main") == []
+    # Planted: a function with a mutable default argument (bugbear's B006), committed on top of the series.
+    path = sorted(checked)[0]
+    with (tree / path).open("a") as planted:
+        planted.write("\n\ndef _planted(values=[]):\n    return values\n")
+    git(tree, "commit", "-qam", "planted", env=FIXED_IDENTITY)
+    assert any(" B006 " in finding for finding in findings(tree, "origin/main"))
+
+
+@pytest.mark.parametrize("stack", STACKS)
 def test_git_am_applies_the_series_where_the_recorded_context_sits_at_other_offsets(
     base: Path, tmp_path: Path, stack: str
 ) -> None:
