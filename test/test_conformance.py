@@ -17,6 +17,9 @@ Python binding), so a new operator is checked here without a test of its own.
   contiguous bits, at sizes below one vector, as sampled, flattened to 1-D and past two parallel chunks.
 - Piecewise points (test/piecewise_points.py): at the points where an operator is piecewise, every derivative is
   the one-sided finite difference from the side its documentation takes, backward and forward.
+- Broadcast memory (conformance_memory_worker.py, a process of its own): each tensor argument of each OpInfo
+  sample, tiled to 2 MiB, against a batch that would make a copy of it to the broadcast shape 128 MiB: the
+  call's peak memory grows by at most twice its outputs and 32 MiB.
 - DTensor: every combination of Replicate and Shard(d) over the tensor arguments of each OpInfo sample, on two
   gloo ranks, gives eager's bits or an error (no sharding rule at all); an operator with a rule never errors.
   The collectives each combination takes are counted and written to build/test-results/dtensor_placements.txt.
@@ -512,6 +515,31 @@ def test_every_patch_set_opinfo_is_listed_as_unimplemented_on_mps() -> None:
             listed |= {key.value for key in node.value.keys if isinstance(key, ast.Constant)}
     assert listed, "common_mps.py has no UNIMPLEMENTED_XFAILLIST"
     assert [op for op in patch_set_operators() if op not in listed] == []
+
+
+MEMORY_WORKER = Path(__file__).with_name("conformance_memory_worker.py")
+# What a call may take beyond its outputs: its temporaries of the outputs' size (a result computed in another
+# dtype, then copied), and the libraries' own
+MEMORY_SLACK_BYTES = 32 << 20
+
+
+@pytest.fixture(scope="module")
+def memory_records() -> list[dict]:
+    ran = subprocess.run([sys.executable, str(MEMORY_WORKER), *patch_set_operators()], capture_output=True,
+                         text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=600)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    return json.loads(ran.stdout)
+
+
+@pytest.mark.parametrize("op", patch_set_operators())
+def test_an_input_broadcast_against_a_batch_is_read_in_place_not_copied(memory_records: list[dict], op: str) -> None:
+    records = [r for r in memory_records if r["op"] == op]
+    if not records:
+        pytest.skip(f"no OpInfo sample of {op} has two tensor arguments to broadcast")
+    copied = [r for r in records if r["growth_bytes"] > 2 * r["output_bytes"] + MEMORY_SLACK_BYTES]
+    assert not copied, "\n".join(
+        f"sample {r['sample']}, argument {r['broadcast']} broadcast, shapes {r['shapes']}: peak grew by "
+        f"{r['growth_bytes'] >> 20} MiB for {r['output_bytes'] >> 20} MiB of outputs" for r in copied)
 
 
 @pytest.fixture(scope="module")

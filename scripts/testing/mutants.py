@@ -574,6 +574,14 @@ MUTANTS = (
         (INTERP_TESTS, "-k", "quotient_by_the_period_overflows"),
         rebuild=True,
     ),
+    Mutant(
+        "interp copies xp to the result's batch shape (as mutant 51), seen by the generic broadcast-memory check",
+        INTERP,
+        "      own_rows(knots.xp, n),\n",
+        "      own_rows(knots.xp.expand([&] { DimVector shape(batch); shape.push_back(n); return shape; }()), n),\n",
+        ("test/test_conformance.py", "-k", "read_in_place and interp"),
+        rebuild=True,
+    ),
 )
 
 
