@@ -295,8 +295,8 @@ def test_every_input_in_every_layout_alone_and_all_together_gives_the_contiguous
                 tensors = [i for i, a in enumerate(arguments) if isinstance(a, torch.Tensor)]
                 for layout, relaid in LAYOUTS.items():
                     for changed in [*([i] for i in tensors), tensors]:
-                        laid = [relaid(a) if i in changed and relaid(a) is not None else a
-                                for i, a in enumerate(arguments)]
+                        relaid_once = {i: relaid(arguments[i]) for i in changed}
+                        laid = [a if relaid_once.get(i) is None else relaid_once[i] for i, a in enumerate(arguments)]
                         if all(laid[i] is arguments[i] for i in changed):
                             continue  # no tensor here takes this layout
                         contiguous = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in laid]
@@ -370,7 +370,7 @@ def numpy_reference(op: str, arguments: list, kwargs: dict, dtype: torch.dtype) 
 
 @pytest.mark.parametrize("op", patch_set_operators())
 def test_every_scalar_overload_gives_the_tensor_overloads_result_on_wrapped_scalars_and_the_reference(op: str) -> None:
-    forms = [(o, tensor_form(o)) for o in overloads_of(op) if o.functional and tensor_form(o)]
+    forms = [(o, form) for o in overloads_of(op) if o.functional for form in [tensor_form(o)] if form]
     if not forms:
         pytest.skip(f"no overload of {op} takes a Scalar where another takes a Tensor")
     compared: Counter[str] = Counter()

@@ -15,7 +15,6 @@ from scripts.patchset.fragments import load_sources
 from scripts.upstream.apply_checkout import ApplyError
 from scripts.upstream.junit_summary import markdown_table, summarize_dir, summarize_file
 from scripts.upstream.pytorch_build import (
-    SUITES,
     ApplyPatchSet,
     Command,
     LaneOptions,
@@ -25,7 +24,7 @@ from scripts.upstream.pytorch_build import (
     dry_run_text,
     plan_lane,
 )
-from scripts.upstream.suites import stack_ops
+from scripts.upstream.suites import SUITES, stack_ops
 
 CPU_BOX = Toolchain(cpus=16, memory_gib=64.0, ccache=None, nvcc=None, gpu=False)
 GPU_BOX = Toolchain(cpus=16, memory_gib=64.0, ccache="/usr/bin/ccache", nvcc="/usr/local/cuda/bin/nvcc", gpu=True)

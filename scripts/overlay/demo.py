@@ -59,11 +59,10 @@ NUMPY_ULPS = 2
 def ulps_apart(ours: np.ndarray, theirs: np.ndarray) -> float:
     """The largest distance between the two in units of the last place of ours' dtype (0 where both are NaN or
     equal); inf where one is NaN and the other not."""
-    theirs = theirs.astype(ours.dtype) if ours.dtype.kind == "f" else theirs
-    both_nan = np.isnan(ours) & np.isnan(theirs) if ours.dtype.kind == "f" else np.zeros(ours.shape, bool)
     if ours.dtype.kind != "f":
         return 0.0 if np.array_equal(ours, theirs) else float("inf")
-    equal = (ours == theirs) | both_nan
+    theirs = theirs.astype(ours.dtype)
+    equal = (ours == theirs) | (np.isnan(ours) & np.isnan(theirs))
     if equal.all():
         return 0.0
     if (np.isnan(ours) != np.isnan(theirs)).any():

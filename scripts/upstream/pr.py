@@ -32,7 +32,7 @@ from scripts.patchset.testplan import load_results, test_plan
 from scripts.upstream.apply_checkout import ApplyError, default_branch
 from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.upstream.series_from_checkout import ExportedSeries, export_from_checkout
-from scripts.upstream.suites import SUITES, results_dir_of, selecting_terms, stack_ops
+from scripts.upstream.suites import results_dir_of, selecting_terms, stack_ops, suites_of_stack
 
 OUTPUT_DIR = REPO_ROOT / "build" / "pr"
 NOT_RUN = "not run yet"
@@ -269,10 +269,8 @@ def test_matrix(results_dir: Path, overlay_xml: Path, sources: Sources | None = 
     lines += ["| suite (test/) | filter | verdict | passed | failed | errors | skipped |", "|---|---|---|---|---|---|---|"]
     sources = sources or load_sources().of_stack()
     ops = stack_ops(sources)  # the operators of this PR's stack only
-    named = {path for topic in sources.topics for path in topic.tests}  # the suites its Test Plans run
-    for suite in SUITES:
-        if suite.path in named:
-            lines.append(result_row(suite.path, suite.keyword(ops), results.pop(suite.path, None)))
+    for suite in suites_of_stack(sources):
+        lines.append(result_row(suite.path, suite.keyword(ops), results.pop(suite.path, None)))
     lines += [result_row(name, "?", result) for name, result in sorted(results.items())]
     return lines
 

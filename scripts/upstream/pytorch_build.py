@@ -25,7 +25,7 @@ from scripts.layout import REPO_ROOT
 from scripts.patchset.fragments import FragmentError, Sources, load_sources
 from scripts.patchset.pin import load_pin
 from scripts.upstream.apply_checkout import ApplyError, apply_to_checkout, check_checkout, default_branch
-from scripts.upstream.suites import SUITES, Suite, results_dir_of, stack_ops
+from scripts.upstream.suites import Suite, results_dir_of, stack_ops, suites_of_stack
 
 UPSTREAM_URL = "https://github.com/pytorch/pytorch.git"
 CLONE_DIR = REPO_ROOT / "build" / "pytorch"
@@ -284,8 +284,7 @@ def clear_results_step(results_dir: Path) -> Command:
 def test_steps(python: Path, checkout: Path, results_dir: Path, stack: str | None) -> list[Step]:
     sources = load_sources().of_stack(stack)
     ops = stack_ops(sources)  # the operators of the applied stack only
-    named = {path for topic in sources.topics for path in topic.tests}  # the suites its Test Plans run
-    suites = [suite_step(suite, python, checkout, results_dir, ops) for suite in SUITES if suite.path in named]
+    suites = [suite_step(suite, python, checkout, results_dir, ops) for suite in suites_of_stack(sources)]
     summary = Command(
         "summarize the suites from their JUnit XML",
         (sys.executable, "-m", "scripts.upstream.junit_summary", str(results_dir)),

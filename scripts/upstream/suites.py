@@ -138,6 +138,13 @@ def stack_ops(sources: Sources, topic_id: str | None = None) -> tuple[str, ...]:
     return root_names(native_ops(sources, ids[: ids.index(topic_id) + 1]))
 
 
+def suites_of_stack(sources: Sources) -> list[Suite]:
+    """The suites the Test Plans of `sources`' topics name (pass one stack's: Sources.of_stack), in SUITES' order:
+    those `make pytorch` runs and the PR's test matrix lists."""
+    named = {path for topic in sources.topics for path in topic.tests}
+    return [suite for suite in SUITES if suite.path in named]
+
+
 @dataclass(frozen=True)
 class NativeTest:
     """The typed test suites `suites` of a C++ test binary of a PyTorch build (build/bin), once per CPU capability.

@@ -6,6 +6,7 @@ torch.testing and torch.overrides, where each operator of the patch set is enter
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -15,6 +16,7 @@ from scripts.upstream.suites import Suite
 TEST_DEFINITION = re.compile(r"^\s*def (test_\w+)\(", re.MULTILINE)
 
 
+@functools.cache
 def opinfo_tests(suite: Suite) -> list[tuple[str, str]]:
     """(operator, `<test>_<formatted_name>_<device>`) for every OpInfo of the suite's collections: the operator is
     the OpInfo's name, or that of the aten operator its _refs entry stands for; the test and the dtype are left
@@ -28,6 +30,7 @@ def opinfo_tests(suite: Suite) -> list[tuple[str, str]]:
     return list(dict.fromkeys(tests))
 
 
+@functools.cache
 def override_tests() -> list[tuple[str, str]]:
     """(the function's root name, test_overrides.py's `test_<module>_<name>`) for each function and Tensor method it tests."""
     from torch.overrides import get_testing_overrides
