@@ -25,6 +25,8 @@ VEC_CBRT = "aten_native/aten/src/ATen/cpu/vec/vec_cbrt.h"
 CANDIDATES = "scripts/measure/cbrt_candidates.cpp"
 DIVMOD_KERNEL = "aten_native/aten/src/ATen/native/cpu/DivModKernel.cpp"
 DIVMOD_TESTS = "test/test_divmod_op.py"
+DIVMOD_CUDA = "aten_native/aten/src/ATen/native/cuda/DivMod.cuh"
+DIVMOD_CUDA_TESTS = "test/test_divmod_cuda_functors.py"
 INTERP_KERNEL = "aten_native/aten/src/ATen/native/cpu/InterpKernel.cpp"
 INTERP = "aten_native/aten/src/ATen/native/Interp.cpp"
 INTERP_TESTS = "test/test_interp_op.py"
@@ -581,6 +583,24 @@ MUTANTS = (
         "      own_rows(knots.xp.expand([&] { DimVector shape(batch); shape.push_back(n); return shape; }()), n),\n",
         ("test/test_conformance.py", "-k", "read_in_place and interp"),
         rebuild=True,
+    ),
+    Mutant(
+        "divmod's CUDA quotient by a CPU scalar divides, where floor_divide's multiplies by the reciprocal",
+        DIVMOD_CUDA,
+        "    return static_cast<scalar_t>(static_cast<accscalar_t>(a) * inv_b);\n  }\n",
+        "    return static_cast<scalar_t>(static_cast<accscalar_t>(a) * inv_b);\n  }\n"
+        "  return divmod_quotient(a, static_cast<scalar_t>(b));\n",
+        (DIVMOD_CUDA_TESTS, "-k", "scalar"),
+    ),
+    Mutant(
+        "divmod's CUDA quotient of Half and BFloat16 is computed in float and rounded once, where floor_divide's "
+        "rounds at each step",
+        DIVMOD_CUDA,
+        "    return c10::div_floor_floating(a, b);\n",
+        "    using accscalar_t = at::acc_type<scalar_t, /*is_cuda=*/true>;\n"
+        "    return static_cast<scalar_t>(c10::div_floor_floating(\n"
+        "        static_cast<accscalar_t>(a), static_cast<accscalar_t>(b)));\n",
+        (DIVMOD_CUDA_TESTS, "-k", "tensors"),
     ),
 )
 

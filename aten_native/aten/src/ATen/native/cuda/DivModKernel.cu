@@ -5,53 +5,49 @@
 #include <ATen/Dispatch.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/TensorIterator.h>
-#include <c10/util/TypeSafeSignMath.h>
-#include <c10/util/generic_math.h>
+#include <ATen/native/cuda/DivMod.cuh>
 #include <ATen/native/cuda/Loops.cuh>
 
 #include <type_traits>
 
 namespace at::native {
 
-// divmod(a, b) is (floor_divide(a, b), remainder(a, b)): each output as those
-// kernels compute it (c10::div_floor_integer / c10::div_floor_floating, and
-// remainder's fmod with the sign correction, Half and BFloat16 in float), one
-// launch writing both.
+// See NOTE: [divmod on CUDA is floor_divide and remainder]
 template <typename scalar_t>
 C10_HOST_DEVICE thrust::tuple<scalar_t, scalar_t> divmod_element(
-    scalar_t a_,
-    scalar_t b_) __ubsan_ignore_float_divide_by_zero__ {
-  if constexpr (std::is_integral_v<scalar_t>) {
-    scalar_t remainder = b_ == 0 ? scalar_t(0) : scalar_t(a_ % b_);
-    if (remainder != 0 && c10::is_negative(remainder) != c10::is_negative(b_)) {
-      remainder += b_;
-    }
-    return {c10::div_floor_integer(a_, b_), remainder};
-  } else {
-    using accscalar_t = at::acc_type<scalar_t, /*is_cuda=*/true>;
-    const auto a = static_cast<accscalar_t>(a_);
-    const auto b = static_cast<accscalar_t>(b_);
-    auto mod = ::fmod(a, b);
-    if ((mod != 0) && ((b < 0) != (mod < 0))) {
-      mod += b;
-    }
-    return {
-        static_cast<scalar_t>(c10::div_floor_floating(a, b)),
-        static_cast<scalar_t>(mod)};
-  }
+    scalar_t a,
+    scalar_t b) {
+  return {divmod_quotient(a, b), divmod_remainder(a, b)};
 }
 
 // A CPU scalar operand (the Scalar overloads' wrapped number) is read on the
-// host and captured, as gpu_kernel_with_scalars does for one output.
+// host and captured, as gpu_kernel_with_scalars does for one output. A
+// floating divisor is also read in accscalar_t for floor_divide's reciprocal.
 template <typename scalar_t>
 void divmod_kernel_impl(TensorIteratorBase& iter) {
   if (iter.is_cpu_scalar(3)) {
     const auto b = iter.scalar_value<scalar_t>(3);
-    iter.remove_operand(3);
-    gpu_kernel_multiple_outputs(
-        iter, [b] GPU_LAMBDA(scalar_t a) -> thrust::tuple<scalar_t, scalar_t> {
-          return divmod_element(a, b);
-        });
+    if constexpr (std::is_integral_v<scalar_t>) {
+      iter.remove_operand(3);
+      gpu_kernel_multiple_outputs(
+          iter,
+          [b] GPU_LAMBDA(scalar_t a) -> thrust::tuple<scalar_t, scalar_t> {
+            return divmod_element(a, b);
+          });
+    } else {
+      using accscalar_t = at::acc_type<scalar_t, /*is_cuda=*/true>;
+      const auto b_acc = iter.scalar_value<accscalar_t>(3);
+      const auto inv_b = accscalar_t(1.0) / b_acc;
+      iter.remove_operand(3);
+      gpu_kernel_multiple_outputs(
+          iter,
+          [b, b_acc, inv_b] GPU_LAMBDA(
+              scalar_t a) -> thrust::tuple<scalar_t, scalar_t> {
+            return {
+                divmod_quotient_by_scalar(a, b_acc, inv_b),
+                divmod_remainder(a, b)};
+          });
+    }
   } else if (iter.is_cpu_scalar(2)) {
     const auto a = iter.scalar_value<scalar_t>(2);
     iter.remove_operand(2);
