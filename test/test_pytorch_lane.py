@@ -24,7 +24,7 @@ from scripts.upstream.pytorch_build import (
     dry_run_text,
     plan_lane,
 )
-from scripts.upstream.suites import SUITES, stack_ops
+from scripts.upstream.suites import SUITES, all_suites, stack_ops
 
 CPU_BOX = Toolchain(cpus=16, memory_gib=64.0, ccache=None, nvcc=None, gpu=False)
 GPU_BOX = Toolchain(cpus=16, memory_gib=64.0, ccache="/usr/bin/ccache", nvcc="/usr/local/cuda/bin/nvcc", gpu=True)
@@ -178,7 +178,7 @@ def test_every_suite_runs_filtered_from_test_with_its_own_junit_file(tmp_path: P
     plan = plan_lane(options(tmp_path), CPU_BOX)
     runs = [step for step in commands(plan) if is_suite_run(step)]
     named = {path for topic in load_sources().of_stack().topics for path in topic.tests}
-    suites = [suite for suite in SUITES if suite.path in named]  # those the stack's Test Plans run, in order
+    suites = [suite for suite in all_suites(load_sources()) if suite.path in named]  # those the stack's Test Plans run, in order
     assert [run.argv[3] for run in runs] == [suite.path for suite in suites]
     for run, suite in zip(runs, suites, strict=True):
         assert run.cwd == tmp_path / "clone" / "pytorch" / "test"

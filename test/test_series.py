@@ -76,6 +76,13 @@ def test_an_opinfo_needs_the_cuda_kernel_derivative_batch_rule_and_lowering() ->
     ]
 
 
+def test_an_opinfo_that_claims_no_cuda_dtypes_needs_no_cuda_kernel_and_only_its_own_claim_counts() -> None:
+    own = "    UnaryUfuncInfo('cbrt',\n        dtypesIfCUDA=empty_types(),\n    ),\n"
+    later = "    UnaryUfuncInfo('cbrt',\n    ),\n    OpInfo('other',\n        dtypesIfCUDA=empty_types(),\n    ),\n"
+    needs_cuda = [unmet_demands(reader({**OPERATOR, **PUBLIC_API, OPINFOS: text})) for text in (own, later)]
+    assert [[p.split(":")[0] for p in problems if "CUDA" in p] for problems in needs_cuda] == [[], ["test_ops on CUDA"]]
+
+
 @pytest.mark.parametrize("handled_by", [
     ("torch/_inductor/codegen/common.py", "    cbrt=OverridesData(\n"),
     ("torch/_inductor/lowering.py", "make_fallback(aten.cbrt, warn=False)\n"),

@@ -84,8 +84,23 @@ def candidates(paths: Sequence[str], fallback: str) -> tuple[str, tuple[str, ...
     return (paths[0], tuple(paths[1:])) if paths else (fallback, ())
 
 
-def opinfo_needs(root: str, ops: Sequence[NativeOp], sources: Sources) -> tuple[Demand, ...]:
-    """What an OpInfo's generated tests call: a CUDA kernel, a derivative, a batch rule, an inductor lowering."""
+OPINFO_START = re.compile(r"^\s*\w*Info\(")
+
+
+def claims_cuda(opinfos: str, root: str) -> bool:
+    """Whether the OpInfo of `root` has CUDA dtypes: all but one that sets `dtypesIfCUDA=empty_types()`, as an operator's commit
+    does when its CUDA kernel is a later commit (the OpInfo's tests then instantiate no CUDA variant)."""
+    lines = opinfos.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(rf"\s*\w*Info\('{re.escape(root)}',", line)), None)
+    if start is None:
+        return True
+    end = next((i for i in range(start + 1, len(lines)) if OPINFO_START.match(lines[i])), len(lines))
+    return not any(line.strip() == "dtypesIfCUDA=empty_types()," for line in lines[start:end])
+
+
+def opinfo_needs(root: str, ops: Sequence[NativeOp], sources: Sources, on_cuda: bool = True) -> tuple[Demand, ...]:
+    """What an OpInfo's generated tests call: a CUDA kernel (where it claims CUDA dtypes), a derivative, a batch
+    rule, an inductor lowering."""
     cuda = [f.upstream_path for f in sources.new_files
             if f.upstream_path.startswith("aten/src/ATen/native/cuda/") and f.upstream_path.endswith(".cu")]
     functorch = [f.upstream_path for f in sources.fragment_files
@@ -94,7 +109,7 @@ def opinfo_needs(root: str, ops: Sequence[NativeOp], sources: Sources) -> tuple[
     rules_path, rules_more = candidates(functorch, "aten/src/ATen/functorch/<a BatchRules file>.cpp")
     functional = [op for op in ops if op.functional]
     return (
-        Demand("test_ops on CUDA", cuda_path, f"REGISTER_DISPATCH({root}_stub", True, cuda_more),
+        *((Demand("test_ops on CUDA", cuda_path, f"REGISTER_DISPATCH({root}_stub", True, cuda_more),) if on_cuda else ()),
         *(Demand("test_ops_gradients", "tools/autograd/derivatives.yaml", f"- name: {op.schema}") for op in functional),
         Demand("functorch test_vmap (batch rule)", rules_path, f"({root}", True, rules_more),
         inductor_handles(root),
@@ -153,5 +168,5 @@ def unmet_demands(read: Reader, sources: Sources | None = None) -> list[str]:
                 f"TestRefsOpsInfo.test_refs_are_in_python_ref_db: {OPINFOS} lacks the _refs.{root} PythonRefInfo"
             )
         if opinfo:
-            problems += unmet(read, opinfo_needs(root, ops, sources))
+            problems += unmet(read, opinfo_needs(root, ops, sources, claims_cuda(read(OPINFOS) or "", root)))
     return problems

@@ -11,22 +11,21 @@ from scripts.patchset.fragments import FragmentError, Sources, Topic, load_sourc
 from scripts.upstream.junit_summary import SuiteResult, summarize_dir, summarize_file
 from scripts.upstream.suites import (
     RESULTS_DIR,
-    SUITES,
     NativeTest,
     Suite,
+    all_suites,
     native_tests,
     selecting_terms,
     stack_ops,
 )
 
 NOT_RUN = "not run yet"
-SUITES_BY_PATH = {suite.path: suite for suite in SUITES}
 OVERLAY_SUITE = "make test"
 OVERLAY_RESULTS = REPO_ROOT / "build" / "test-results" / "overlay.xml"  # written by `make test`
 
 
 def suites_of(topic: Topic, sources: Sources) -> list[Suite | NativeTest]:
-    known = {**SUITES_BY_PATH, **{test.name: test for test in native_tests(sources)}}
+    known = {**{suite.path: suite for suite in all_suites(sources)}, **{test.name: test for test in native_tests(sources)}}
     unknown = [path for path in topic.tests if path not in known]
     if unknown:
         raise FragmentError(

@@ -602,6 +602,21 @@ MUTANTS = (
         "        static_cast<accscalar_t>(a), static_cast<accscalar_t>(b)));\n",
         (DIVMOD_CUDA_TESTS, "-k", "tensors"),
     ),
+    Mutant(
+        "torch._numpy.interp computes in its inputs' dtypes, where numpy computes in float64",
+        "frontend/torch/_numpy/_funcs_impl.py.fragments.toml",
+        "        x.to(float_dtype),\n        xp.to(float_dtype),\n        fp.to(fp_dtype),\n",
+        "        x,\n        xp,\n        fp,\n",
+        ("test/upstream/test/torch_np/test_interp.py",),
+        rebuild=True,
+    ),
+    Mutant(
+        "the series checks read an OpInfo's dtypesIfCUDA=empty_types() as a claim of CUDA dtypes",
+        "scripts/patchset/series_checks.py",
+        '    return not any(line.strip() == "dtypesIfCUDA=empty_types()," for line in lines[start:end])\n',
+        "    return True\n",
+        ("test/test_series.py", "-k", "cuda"),
+    ),
 )
 
 

@@ -28,6 +28,9 @@ def results_dir_of(stack: str) -> Path:
 
 
 OPINFOS = "torch/testing/_internal/common_methods_invocations.py"
+# Where DTensor registers its operators' sharding strategies (torch/distributed/tensor/_ops/)
+DTENSOR_STRATEGY_FILES = ("_conv_ops", "_embedding_ops", "_math_ops", "_matrix_ops", "_pointwise_ops", "_random_ops",
+                          "_tensor_ops", "_view_ops")
 
 
 def selecting_terms(terms: Iterable[str]) -> tuple[str, ...]:
@@ -121,6 +124,12 @@ SUITES: tuple[Suite, ...] = (
     Suite("test_torch.py", ("test_doc",), why="docstrings of every public function",
           sources=("torch/_torch_docs.py", "torch/_tensor_docs.py"), by_name=False),
     Suite("inductor/test_torchinductor_opinfo.py", why="inductor lowering (C++ and Triton)", opinfos=("op_db",)),
+    # TestDTensorOps.test_dtensor_op_db: every OpInfo on DTensors of each sharding against the local op; the
+    # operators with no sharding strategy are expected to fail (its dtensor_fails list)
+    Suite("distributed/tensor/test_dtensor_ops.py", why="DTensor sharding strategies against the local op",
+          sources=(OPINFOS, "test/distributed/tensor/test_dtensor_ops.py",
+                   *(f"torch/distributed/tensor/_ops/{name}.py" for name in DTENSOR_STRATEGY_FILES)),
+          opinfos=("op_db",)),
     Suite("inductor/test_cpu_repro.py", why="the C++ code inductor generates, and its bits against eager",
           sources=("test/inductor/test_cpu_repro.py",)),
     Suite("torch_np/test_ufuncs_basic.py", why="torch._numpy's ufuncs: negative inputs and backward",
@@ -138,11 +147,29 @@ def stack_ops(sources: Sources, topic_id: str | None = None) -> tuple[str, ...]:
     return root_names(native_ops(sources, ids[: ids.index(topic_id) + 1]))
 
 
+# An upstream test file the sources add (a new file at its upstream path): a suite of its own.
+NEW_TEST_FILE = re.compile(r"^test/(?:.+/)?test_\w+\.py$")
+
+
+def new_test_suites(sources: Sources) -> tuple[Suite, ...]:
+    """A suite for each upstream test file the sources add, its tests those the file defines."""
+    return tuple(
+        Suite(f.upstream_path.removeprefix("test/"), why="the tests this file adds", sources=(f.upstream_path,))
+        for f in sources.new_files
+        if NEW_TEST_FILE.match(f.upstream_path)
+    )
+
+
+def all_suites(sources: Sources) -> tuple[Suite, ...]:
+    """SUITES, then the suites of the test files the sources add."""
+    return (*SUITES, *new_test_suites(sources))
+
+
 def suites_of_stack(sources: Sources) -> list[Suite]:
-    """The suites the Test Plans of `sources`' topics name (pass one stack's: Sources.of_stack), in SUITES' order:
-    those `make pytorch` runs and the PR's test matrix lists."""
+    """The suites the Test Plans of `sources`' topics name (pass one stack's: Sources.of_stack), in all_suites'
+    order: those `make pytorch` runs and the PR's test matrix lists."""
     named = {path for topic in sources.topics for path in topic.tests}
-    return [suite for suite in SUITES if suite.path in named]
+    return [suite for suite in all_suites(sources) if suite.path in named]
 
 
 @dataclass(frozen=True)
