@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 import torch
 
 import scripts.gpu.bitwise as bitwise
-from scripts.gpu import bench, bounds, install_bundle, report
+from scripts.gpu import bench, bounds, install_bundle, report, stages
 
 
 def accuracy_report(dtype: str, max_ulp: float, wrong: int = 0, over: int = 0) -> dict[str, object]:
@@ -139,14 +140,39 @@ CHECK = Path(__file__).resolve().parent.parent / "scripts" / "gpu" / "check.sh"
 
 
 def test_both_modes_compare_compiled_with_eager_and_check_the_bounds() -> None:
+    lines = {device: stages.main_lines(device) for device in ("cuda", "cpu")}
+    for device, found in lines.items():
+        by_name = {line.split("\t")[0]: line.split("\t") for line in found}
+        assert f"-m scripts.gpu.bitwise --device {device} " in by_name["cbrt-bitwise"][1]
+        accuracy = by_name["cbrt-accuracy"][1]
+        assert "-m scripts.measure.accuracy " in accuracy and '&& "$python" -m scripts.gpu.bounds "$out/accuracy.json"' in accuracy
+        assert ("'torch.cbrt (cuda)'" in accuracy) == (device == "cuda")
+        assert by_name["cbrt-bench"][2] == r" model [0-9.]* \(H200"  # the measured share beside the model's
+    assert all(line.split("\t")[3] == "" for line in lines["cuda"])  # the counterpart's note: the rehearsal's only
+
+
+def test_every_stack_declares_gpu_stages_for_both_modes_and_check_sh_names_none() -> None:
+    declared = stages.declared_stages(stages.PR_TOML.read_text(), stages.stack_order(stages.TOPICS_TOML.read_text()))
+    assert {stage.stack for stage in declared} == set(stages.stack_order(stages.TOPICS_TOML.read_text()))
+    assert all(stage.cpu is not None and stage.cpu_note for stage in declared)
     text = CHECK.read_text()
-    gpu, rehearsal = text.split("\nelse\n  note \"bitwise: no CUDA here")
-    assert 'stage bitwise "$python" -m scripts.gpu.bitwise --device cuda ' in gpu
-    assert 'stage bitwise "$python" -m scripts.gpu.bitwise --device cpu ' in rehearsal
-    assert 'stage accuracy sweep --candidates \'torch.cbrt (cuda)\'' in gpu and "stage accuracy sweep" in rehearsal
-    assert '&& "$python" -m scripts.gpu.bounds "$out/accuracy.json"' in text
-    for mode in (gpu, rehearsal):  # the throughput stage prints the measured share beside the model's
-        assert [line.strip() for line in mode.splitlines()].count("bench_against_model") == 1
+    assert "-m scripts.gpu.stages --device" in text and 'stage "$name" bash -c "$command"' in text
+    assert not any(module in text for module in ("scripts.gpu.bitwise", "scripts.gpu.bench", "scripts.measure"))
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('name = "bench"\n', "needs a name and a cuda command"),
+        ('name = "bench"\ncuda = "run"\ndevice = "cpu"\n', "unknown: ['device']"),
+        ('name = "bench"\ncuda = "run\\tthis"\n', "holds a tab or a newline"),
+    ],
+    ids=["no cuda command", "unknown field", "a tab"],
+)
+def test_a_malformed_stage_is_refused_with_what_to_fix(table: str, message: str) -> None:
+    with pytest.raises(stages.StageError, match=re.escape(message)):
+        for stage in stages.declared_stages(f"[[stack.op.gpu_stage]]\n{table}", ["op"]):
+            stage.line("cuda")
 
 
 def bench_rows(ratio: float) -> list[dict[str, object]]:

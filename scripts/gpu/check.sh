@@ -4,10 +4,9 @@
 # and its rehearsal on a machine without a GPU, every stage on the CPU:
 #   bash scripts/gpu/check.sh --rehearse OUT_DIR [PYTHON]   PYTHON defaults to a new torch 2.11.0 venv
 # Stages: the bundle's missing wheels (build/wheelhouse, `make gpu-bundle`), the overlay build
-# (MAX_JOBS = cores), the CUDA tests, eager CUDA against torch.compile'd CUDA bit for bit, the accuracy sweep
-# against the correctly rounded reference with libdevice's documented bounds (scripts/gpu/bounds.py), and
-# throughput against a device-to-device copy, its share of copy bandwidth printed beside the H200 model's
-# prediction (scripts/gpu/throughput_model.py). Each stage logs to OUT_DIR/<stage>.log
+# (MAX_JOBS = cores), the CUDA tests, then each operator's own stages as its stack declares them in pr.toml
+# (scripts/gpu/stages.py), named <stack>-<stage>: compiled code against eager bit for bit, accuracy sweeps
+# against their bounds, benchmarks against the copy bandwidth. Each stage logs to OUT_DIR/<stage>.log
 # and adds a line to OUT_DIR/summary.txt as it ends, so a run cut short keeps what it has.
 # Exits 1 when any stage fails, an accuracy bound or the 90% bandwidth target included.
 set -uo pipefail
@@ -34,17 +33,8 @@ stage() {  # stage NAME COMMAND...: run, log to OUT_DIR/NAME.log, time it, keep 
   fi
 }
 
-note_lines() {  # note_lines STAGE PATTERN: the stage's log lines that match, into the summary
-  grep -- "$2" "$out/$1.log" | while read -r line; do note "$line"; done
-}
-
-bench_against_model() {  # the measured share of copy bandwidth next to the model's (docs/CUDA_KERNEL.md)
-  note_lines bench ' model [0-9.]* (H200'
-}
-
-sweep() {  # the accuracy sweep of every dtype, then its verdict against the documented bounds
-  "$python" -m scripts.measure.accuracy --dtypes float16 bfloat16 float32 float64 --json "$out/accuracy.json" "$@" \
-    && "$python" -m scripts.gpu.bounds "$out/accuracy.json"
+note_lines() {  # note_lines STAGE PATTERN: the stage's log lines that match (an extended regex), into the summary
+  grep -E -- "$2" "$out/$1.log" | while read -r line; do note "$line"; done
 }
 
 if [ $rehearse = 1 ]; then
@@ -79,23 +69,15 @@ grep '^overlay: skipped' "$out/overlay.log" | tee -a "$out/summary.txt"
 stage cuda-tests "$python" -m pytest test/test_cbrt_cuda.py test/test_*_op.py -k cuda -q -p no:cacheprovider -rs \
   --junitxml="$out/cuda-tests.xml" \
   && note "$(grep -E '[0-9]+ (passed|skipped|failed)' "$out/cuda-tests.log" | tail -n 1)"
-if [ $device = cuda ]; then
-  stage bitwise "$python" -m scripts.gpu.bitwise --device cuda --json "$out/bitwise.json"
-  note_lines bitwise '^bitwise: .*differ'
-  stage accuracy sweep --candidates 'torch.cbrt (cuda)' --workers "$jobs" --float64-count 10000000
-  note_lines accuracy '^bounds: '
-  stage bench "$python" -m scripts.gpu.bench --device cuda --json "$out/bench.json"
-  bench_against_model
-else
-  note "bitwise: no CUDA here; the counterpart compares torch.compile'd CPU code with the eager CPU kernel"
-  stage bitwise "$python" -m scripts.gpu.bitwise --device cpu --sample 1048576 --json "$out/bitwise.json"
-  note_lines bitwise '^bitwise: .*differ'
-  note "accuracy: no CUDA here; the counterpart sweeps the CPU kernel on the first 2^22 inputs of each dtype"
-  stage accuracy sweep --candidates torch.cbrt --workers 2 --limit 4194304 --float64-count 100000
-  note_lines accuracy '^bounds: '
-  note "bench: no CUDA here; the counterpart measures the CPU at 2^16 and 2^18, without the 90% target"
-  stage bench "$python" -m scripts.gpu.bench --device cpu --exponents 16 18 --json "$out/bench.json"
-  bench_against_model
-fi
+# Each operator's own stages, as its stack declares them in pr.toml (scripts/gpu/stages.py): on a CUDA machine
+# their cuda command, in the rehearsal their CPU counterpart
+export python out jobs
+stages=$("$python" -m scripts.gpu.stages --device "$device") || { note "the stages of pr.toml did not load"; exit 1; }
+while IFS=$'\t' read -r name command summary counterpart; do
+  [ -n "$name" ] || continue
+  [ -z "$counterpart" ] || note "$name: $counterpart"
+  stage "$name" bash -c "$command"
+  [ -z "$summary" ] || note_lines "$name" "$summary"
+done <<<"$stages"
 if [ $failed = 0 ]; then note "all stages passed"; else note "$failed stage(s) failed"; fi
 exit $((failed > 0))
