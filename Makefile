@@ -10,7 +10,7 @@ BRANCH ?=
 PYTEST_ARGS ?=
 
 .PHONY: all help venv overlay demo base patches check-patches apply lint format test test-slow bench frontier cross-arch mutants pytorch pr \
-	clean gpu-bundle gpu-rehearse
+	clean gpu-bundle gpu-rehearse upstream-lint-tools
 
 ## venv, overlay build of the patch set, and the demo of every operator (the default)
 all: overlay demo
@@ -75,8 +75,20 @@ lint: venv
 format: venv
 	$(VENV)/bin/python -m scripts.lint --fix
 
+# Upstream's own Python linters (scripts/upstream/upstream_lint.py), apart from this repo's ruff: a ruff and a flake8
+# at the versions PyTorch pins, which test/test_patches.py runs on the lines each series adds.
+UPSTREAM_LINT := $(VENV)/upstream-lint
+$(UPSTREAM_LINT)/.stamp: scripts/upstream/upstream_lint_requirements.txt $(VENV)/.requirements-stamp
+	@rm -rf $(UPSTREAM_LINT)
+	$(VENV)/bin/uv pip install -q --python $(VENV)/bin/python --target $(UPSTREAM_LINT) -r $< \
+	  || $(VENV)/bin/python -m pip install -q --disable-pip-version-check --target $(UPSTREAM_LINT) -r $<
+	@cp $< $@
+
+## upstream's ruff and flake8, at PyTorch's versions, for the upstream lint of the series
+upstream-lint-tools: $(UPSTREAM_LINT)/.stamp
+
 ## lint and this repo's tests against the overlay (CI=true)
-test: overlay lint
+test: overlay lint upstream-lint-tools
 	$(VENV)/bin/python -m pytest test -m "not slow" --junitxml=build/test-results/overlay.xml $(PYTEST_ARGS)
 
 # The tests marked slow (conftest.py): exhaustive proofs and cross-architecture builds. CI runs them after make test.

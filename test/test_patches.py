@@ -191,7 +191,7 @@ def am(tree: Path, stack: str, check: bool = True) -> str:
 
 
 @pytest.mark.parametrize("stack", STACKS)
-def test_the_python_each_series_adds_passes_upstreams_ruff_rules(base: Path, tmp_path: Path, stack: str) -> None:
+def test_the_python_each_series_adds_passes_upstreams_ruff_flake8_and_formatter(base: Path, tmp_path: Path, stack: str) -> None:
     from scripts.upstream.upstream_lint import added_python_lines, findings, whole_files_excluded
 
     tree = tmp_path / "tree"
@@ -200,12 +200,16 @@ def test_the_python_each_series_adds_passes_upstreams_ruff_rules(base: Path, tmp
     checked = added_python_lines(tree, "origin/main", whole_files_excluded())
     assert checked, f"{stack} adds no Python line to a file the wheel ships"
     assert findings(tree, "origin/main") == []
-    # Planted: a function with a mutable default argument (bugbear's B006), committed on top of the series.
+    # Planted, committed on top of the series: a mutable default argument (ruff's B006), a value quoted by hand in an
+    # f-string (flake8-bugbear's B907, which upstream's flake8 selects), and a call split where it fits on one line
+    # (which ruff format joins).
     path = sorted(checked)[0]
     with (tree / path).open("a") as planted:
-        planted.write("\n\ndef _planted(values=[]):\n    return values\n")
+        planted.write("\n\ndef _planted(values=[]):\n    return f\"'{values}'\"\n\n\nprint(\n    _planted()\n)\n")
     git(tree, "commit", "-qam", "planted", env=FIXED_IDENTITY)
-    assert any(" B006 " in finding for finding in findings(tree, "origin/main"))
+    found = findings(tree, "origin/main")
+    assert [code for code in (" B006 ", " B907 ", " PYFMT ") if any(code in finding for finding in found)] == [
+        " B006 ", " B907 ", " PYFMT "], found
 
 
 @pytest.mark.parametrize("stack", STACKS)

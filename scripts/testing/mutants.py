@@ -472,8 +472,8 @@ MUTANTS = (
     Mutant(
         "interp's DTensor rule keeps the sample points replicated while x is sharded on a batch dimension they carry",
         "frontend/torch/distributed/tensor/_ops/_tensor_ops.py.fragments.toml",
-        "                _ShardingPlaceholder(input_dim) if carries else Replicate()\n",
-        "                _ShardingPlaceholder(input_dim) if carries and len(strategy) == 1 else Replicate()\n",
+        "            strategy.append(_ShardingPlaceholder(input_dim) if carries else Replicate())\n",
+        "            strategy.append(_ShardingPlaceholder(input_dim) if carries and len(strategy) == 1 else Replicate())\n",
         ("test/test_conformance.py", "-k", "interp"),
         rebuild=True,
     ),
@@ -616,6 +616,14 @@ MUTANTS = (
         '    return not any(line.strip() == "dtypesIfCUDA=empty_types()," for line in lines[start:end])\n',
         "    return True\n",
         ("test/test_series.py", "-k", "cuda"),
+    ),
+    Mutant(
+        "interp's DTensor rule splits a call that fits in upstream's 88 columns, which upstream's ruff format joins",
+        "frontend/torch/distributed/tensor/_ops/_tensor_ops.py.fragments.toml",
+        "            strategy.append(_ShardingPlaceholder(input_dim) if carries else Replicate())\n",
+        "            strategy.append(\n                _ShardingPlaceholder(input_dim) if carries else Replicate()\n"
+        "            )\n",
+        ("test/test_patches.py", "-k", "upstreams_ruff_flake8_and_formatter and interp"),
     ),
 )
 
