@@ -355,7 +355,7 @@ def outcome(function, *arguments, **kwargs) -> list[torch.Tensor] | str:
     """The call's outputs, or the type of the error it raised."""
     try:
         return as_outputs(function(*arguments, **kwargs))
-    except (RuntimeError, TypeError, ValueError, ZeroDivisionError) as error:
+    except (IndexError, RuntimeError, TypeError, ValueError, ZeroDivisionError) as error:
         return type(error).__name__
 
 
@@ -578,7 +578,7 @@ def test_every_dtensor_placement_of_every_tensor_argument_gives_eager_bits_or_no
     mismatches = [r for r in records if "error" not in r and not r["matches"]]
     assert not mismatches, placement_table(mismatches[:20])
     errors = Counter(r["error"] for r in records if "error" in r)
-    if len(errors) < len(records):  # the operator has a sharding rule: every placement must then work
+    if errors.total() < len(records):  # the operator has a sharding rule: every placement must then work
         assert not errors, placement_table([r for r in records if "error" in r][:20])
     else:
         assert all("sharding strategy" in error for error in errors), errors

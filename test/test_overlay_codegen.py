@@ -90,10 +90,10 @@ def test_templates_name_no_operator() -> None:
 def test_a_fragment_on_a_cpp_file_without_harness_names_it_and_how_to_add_one() -> None:
     with pytest.raises(MissingHarness) as error:
         harness_of_path(
-            "aten/src/ATen/native/ReduceOps.cpp", "aten_native/aten/src/ATen/native/ReduceOps.cpp.fragments.toml"
+            "aten/src/ATen/native/Sorting.cpp", "aten_native/aten/src/ATen/native/Sorting.cpp.fragments.toml"
         )
     message = str(error.value)
-    assert "aten/src/ATen/native/ReduceOps.cpp" in message and "ReduceOps.cpp.fragments.toml" in message
+    assert "aten/src/ATen/native/Sorting.cpp" in message and "Sorting.cpp.fragments.toml" in message
     assert "scripts/overlay/templates" in message and "HARNESSES" in message
 
 

@@ -94,6 +94,8 @@ class Demo:
     check_args: tuple[Any, ...]  # gradcheck's arguments in float64 (default: the shown ones)
     eps: float = 1e-6
     atol: float = 1e-5
+    # numpy's keyword arguments where its names or defaults differ from torch's (ddof for correction)
+    numpy_kwargs: dict[str, Any] | None = None
 
     @staticmethod
     def load(path: Path = DEMOS) -> list[Demo]:
@@ -104,7 +106,7 @@ class Demo:
                 args = tuple(table["args"])
                 demos.append(Demo(table["op"], table["numpy"], args, dict(table.get("kwargs", {})),
                                   tuple(check.get("wrt", ())), tuple(check.get("args", args)),
-                                  check.get("eps", 1e-6), check.get("atol", 1e-5)))
+                                  check.get("eps", 1e-6), check.get("atol", 1e-5), table.get("numpy_kwargs")))
             except KeyError as error:
                 raise DemoError(f"{path}: a [[demo]] lacks {error} (each needs op, numpy and args)") from error
         return demos
@@ -120,8 +122,9 @@ class Demo:
         for at in self.wrt:
             args[at].requires_grad_()
         outputs = as_outputs(function(*args, **self.kwargs))
+        numpy_kwargs = self.kwargs if self.numpy_kwargs is None else self.numpy_kwargs
         expected = as_outputs(reference(*[a.detach().numpy() if isinstance(a, torch.Tensor) else a for a in args],
-                                        **self.kwargs))
+                                        **numpy_kwargs))
         names, results = schema_names(self.op, len(args))
         results = [results[i] if i < len(results) else f"out{i}" for i in range(len(outputs))]
         width = max(len(name) for name in [*names, *results]) + 4

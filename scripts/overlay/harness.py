@@ -93,11 +93,15 @@ def binary_batch_rules_env(fragments: Sequence[Fragment]) -> dict[str, list[str]
 HARNESSES: dict[str, Harness] = {
     "aten/src/ATen/native/UnaryOps.cpp": Harness("UnaryOpsOverlay.cpp", harness_env),
     "aten/src/ATen/native/BinaryOps.cpp": Harness("BinaryOpsOverlay.cpp", harness_env),
+    "aten/src/ATen/native/ReduceOps.cpp": Harness("ReduceOpsOverlay.cpp", harness_env),
     "aten/src/ATen/native/sparse/SparseUnaryOps.cpp": Harness("SparseUnaryOpsOverlay.cpp", harness_env),
     "aten/src/ATen/native/sparse/SparseCsrTensorMath.cpp": Harness("SparseCsrTensorMathOverlay.cpp", harness_env),
     "aten/src/ATen/functorch/BatchRulesUnaryOps.cpp": Harness("BatchRulesOverlay.cpp", batch_rules_env, "functorch"),
     "aten/src/ATen/functorch/BatchRulesBinaryOps.cpp": Harness(
         "BatchRulesBinaryOpsOverlay.cpp", binary_batch_rules_env, "functorch"
+    ),
+    "aten/src/ATen/functorch/BatchRulesReduceOps.cpp": Harness(
+        "BatchRulesReduceOpsOverlay.cpp", batch_rules_env, "functorch"
     ),
     "aten/src/ATen/functorch/BatchRulesDecompositions.cpp": Harness(
         "BatchRulesDecompositionsOverlay.cpp", batch_rules_env, "functorch"

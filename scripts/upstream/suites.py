@@ -108,6 +108,8 @@ SUITES: tuple[Suite, ...] = (
           sources=("test/test_unary_ufuncs.py", OPINFOS), opinfos=("unary_ufuncs",)),
     Suite("test_binary_ufuncs.py", why="binary ufuncs against NumPy: type promotion, broadcasting, extremal values",
           opinfos=("binary_ufuncs",)),
+    Suite("test_reductions.py", why="reductions: dims, keepdim, empty slices, NaN policy, against NumPy's reference",
+          opinfos=("reduction_ops",)),
     Suite("test_meta.py", why="meta kernels", opinfos=("op_db",)),
     # TestSparseUnaryUfuncs: the sparse COO tests of every UnaryUfuncInfo that supports sparse inputs
     Suite("test_sparse.py", why="sparse COO kernels against the dense op", opinfos=("sparse_unary_ufuncs",)),
