@@ -66,4 +66,7 @@ PIECEWISE: dict[str, Callable[[list], list[OneSidedSample]] | None] = {
     "cbrt": None,  # smooth but at 0, where the derivative is infinite (documented), not one-sided
     "divmod": divmod_on_quotient_steps,
     "interp": interp_on_sample_points,
+    # smooth in every element that is not NaN; a NaN element is left out, with gradient 0, not a piece boundary
+    "nanstd": None,
+    "nanvar": None,
 }

@@ -30,6 +30,8 @@ DIVMOD_CUDA_TESTS = "test/test_divmod_cuda_functors.py"
 INTERP_KERNEL = "aten_native/aten/src/ATen/native/cpu/InterpKernel.cpp"
 INTERP = "aten_native/aten/src/ATen/native/Interp.cpp"
 INTERP_TESTS = "test/test_interp_op.py"
+NANVAR_KERNEL = "aten_native/aten/src/ATen/native/cpu/NanStdVarKernel.cpp"
+NANVAR_TESTS = "test/test_nanvar_op.py"
 DYNAMO_TENSOR = "frontend/torch/_dynamo/variables/tensor.py.fragments.toml"
 # Dynamo's nb_divmod slot of a tensor, from its operand check to the call it builds (one match in DYNAMO_TENSOR)
 NB_DIVMOD_CHECK = "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
@@ -624,6 +626,60 @@ MUTANTS = (
         "            strategy.append(\n                _ShardingPlaceholder(input_dim) if carries else Replicate()\n"
         "            )\n",
         ("test/test_patches.py", "-k", "upstreams_ruff_flake8_and_formatter and interp"),
+    ),
+    Mutant(
+        "nanvar counts the NaN elements",
+        NANVAR_KERNEL,
+        "      counts[v] = counts[v] + Vec::blendv(one, zero, is_nan);\n",
+        "      counts[v] = counts[v] + one;\n",
+        (NANVAR_TESTS, "-k", "left_out_of_the_mean"),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanvar divides by the count minus the correction minus one",
+        NANVAR_KERNEL,
+        "          const double dof = static_cast<double>(moments.count) - correction;\n",
+        "          const double dof = static_cast<double>(moments.count) - correction - 1;\n",
+        (NANVAR_TESTS, "-k", "axis_keepdims_and_ddof"),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanvar merges the blocks of each task in turn, so the merge order follows the thread count",
+        NANVAR_KERNEL,
+        "      blocks[b] = block_moments(local.data(), padded);\n",
+        "      blocks[first] = merge(blocks[first], block_moments(local.data(), padded));\n",
+        (NANVAR_TESTS, "-k", "thread_count"),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanvar's gradient at a NaN element is -2 mean / (count - correction), not 0",
+        "derivatives/tools/autograd/derivatives.yaml.fragments.toml",
+        "  self: grad.reshape_symint(self.isnan().logical_not().sum(dim, true).sym_sizes()) * 2 * "
+        "(self.masked_fill(self.isnan(), 0) - self.masked_fill(self.isnan(), 0).sum(dim, true) / "
+        "self.isnan().logical_not().sum(dim, true)).masked_fill(self.isnan(), 0) / ",
+        "  self: grad.reshape_symint(self.isnan().logical_not().sum(dim, true).sym_sizes()) * 2 * "
+        "(self.masked_fill(self.isnan(), 0) - self.masked_fill(self.isnan(), 0).sum(dim, true) / "
+        "self.isnan().logical_not().sum(dim, true)) / ",
+        (NANVAR_TESTS, "-k", "zero_gradient"),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanvar's meta function drops keepdim",
+        "aten_native/aten/src/ATen/native/ReduceOps.cpp.fragments.toml",
+        '      "nanvar(): expected input to have floating point or complex dtype but got ",\n'
+        "      self.scalar_type());\n  resize_reduction(\n      *this, self, dim, keepdim,",
+        '      "nanvar(): expected input to have floating point or complex dtype but got ",\n'
+        "      self.scalar_type());\n  resize_reduction(\n      *this, self, dim, false,",
+        (NANVAR_TESTS, "-k", "axis_keepdims_and_ddof"),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanvar adds up the sums of squares of its lanes in float32: float32 accumulated in float32",
+        NANVAR_KERNEL,
+        "    m2 += lanes[lane];\n",
+        "    m2 = static_cast<float>(m2 + static_cast<float>(lanes[lane]));\n",
+        (NANVAR_TESTS, "-k", "reduced_precision"),
+        rebuild=True,
     ),
 )
 
