@@ -185,3 +185,51 @@ def test_integer_and_bool_inputs_are_refused_as_torch_var_refuses_them() -> None
                 op(data)
             with pytest.raises(RuntimeError, match="expected input to have floating point or complex dtype"):
                 op(data.to("meta"))
+
+
+def same_bits(actual: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Equal shapes, dtypes and bits, any NaN equal to any NaN."""
+    both_nan = actual.isnan() & expected.isnan()
+    return (actual.shape == expected.shape and actual.dtype == expected.dtype
+            and bool(torch.where(both_nan, True, actual.view(torch.int64) == expected.view(torch.int64)).all()))
+
+
+def test_compiled_code_gives_eagers_bits_and_calls_the_kernel() -> None:
+    generator = torch.Generator().manual_seed(4)
+    data = torch.randn(6, 50_000, dtype=torch.float64, generator=generator)
+    data[data > 1.5] = float("nan")
+
+    def both(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.nanvar(t, dim=1, correction=0), t.nanstd(dim=(0, 1), keepdim=True)
+
+    compiled = torch.compile(both, fullgraph=True, dynamic=True)
+    for rows in (6, 3):  # a second size: the graph is not specialized to the first
+        for ours, eager in zip(compiled(data[:rows]), both(data[:rows]), strict=True):
+            assert same_bits(ours, eager)
+
+
+def test_export_keeps_the_sizes_symbolic() -> None:
+    class NanVar(torch.nn.Module):
+        def forward(self, x):
+            return torch.nanvar(x, dim=1, keepdim=True) + torch.nanstd(x, dim=0).sum()
+
+    generator = torch.Generator().manual_seed(5)
+    first, other = (torch.randn(shape, dtype=torch.float64, generator=generator) for shape in ((5, 9), (7, 13)))
+    first[0, 0] = other[1, 2] = float("nan")
+    sizes = {"x": {0: torch.export.Dim("rows"), 1: torch.export.Dim("columns")}}
+    exported = torch.export.export(NanVar(), (first,), dynamic_shapes=sizes)
+    code = exported.graph_module.code
+    assert "torch.ops.aten.nanvar.default" in code and "torch.ops.aten.nanstd.default" in code
+    assert same_bits(exported.module()(other), NanVar()(other))
+
+
+def scripted_nanvar(x: torch.Tensor) -> torch.Tensor:
+    return torch.nanvar(x, dim=[0], correction=0) + x.nanstd(1).sum()
+
+
+def test_torchscript_calls_the_aten_ops() -> None:
+    scripted = torch.jit.script(scripted_nanvar)
+    assert "aten::nanvar" in str(scripted.graph) and "aten::nanstd" in str(scripted.graph)
+    data = torch.randn(4, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
+    data[1, 1] = float("nan")
+    assert same_bits(scripted(data), scripted_nanvar(data))
