@@ -233,3 +233,31 @@ def test_torchscript_calls_the_aten_ops() -> None:
     data = torch.randn(4, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
     data[1, 1] = float("nan")
     assert same_bits(scripted(data), scripted_nanvar(data))
+
+
+def test_dtensor_keeps_a_sharded_kept_dimension_without_collectives_and_gathers_a_sharded_reduced_one() -> None:
+    import torch.distributed as dist
+    from torch.distributed.tensor import DeviceMesh, Replicate, Shard, distribute_tensor
+    from torch.distributed.tensor.debug import CommDebugMode
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    # one process as rank 0 of 2: its shard's result is checked; the fake group moves no data
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=2)
+    try:
+        mesh = DeviceMesh("cpu", [0, 1])
+        data = torch.randn(8, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(7))
+        data[0, 1] = data[5, 5] = float("nan")
+        for op in (torch.nanvar, torch.nanstd):
+            for keepdim in (False, True):
+                sharded = distribute_tensor(data, mesh, [Shard(0)])
+                with CommDebugMode() as comm:
+                    result = op(sharded, dim=1, keepdim=keepdim)
+                assert comm.get_total_counts() == 0 and result.placements == (Shard(0),)
+                assert same_bits(result.to_local(), op(data[:4], dim=1, keepdim=keepdim))
+                with CommDebugMode() as comm:
+                    result = op(sharded, dim=0, keepdim=keepdim)
+                gathers = {str(key): count for key, count in comm.get_comm_counts().items()}
+                assert gathers == {"c10d_functional.all_gather_into_tensor": 1}, gathers
+                assert result.placements == (Replicate(),)
+    finally:
+        dist.destroy_process_group()

@@ -681,6 +681,22 @@ MUTANTS = (
         (NANVAR_TESTS, "-k", "reduced_precision"),
         rebuild=True,
     ),
+    Mutant(
+        "torch._numpy.nanvar passes ddof + 1 as the correction",
+        "frontend/torch/_numpy/_reductions_impl.py.fragments.toml",
+        "    result = tensor.nanvar(dim=axis, correction=ddof)\n",
+        "    result = tensor.nanvar(dim=axis, correction=ddof + 1)\n",
+        ("test/test_numpy_nanfunctions.py",),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanvar has no DTensor sharding strategy",
+        "frontend/torch/distributed/tensor/_ops/_math_ops.py.fragments.toml",
+        "    aten.nanvar.default,\n    aten.nanvar.out,\n",
+        "",
+        (NANVAR_TESTS, "-k", "dtensor"),
+        rebuild=True,
+    ),
 )
 
 

@@ -36,8 +36,9 @@ FORMATTED = frozenset({
     "torch/_dynamo/trace_rules.py", "torch/_dynamo/variables/tensor.py", "torch/_inductor/codegen/common.py",
     "torch/_inductor/codegen/cpp.py", "torch/_inductor/lowering.py", "torch/_inductor/ops_handler.py",
     "torch/_meta_registrations.py", "torch/_numpy/_binary_ufuncs_impl.py", "torch/_numpy/_funcs_impl.py",
-    "torch/_numpy/_unary_ufuncs_impl.py", "torch/_prims/__init__.py", "torch/_refs/__init__.py", "torch/_tensor.py",
-    "torch/_tensor_docs.py", "torch/_torch_docs.py", "torch/distributed/tensor/_ops/_tensor_ops.py",
+    "torch/_numpy/_reductions_impl.py", "torch/_numpy/_unary_ufuncs_impl.py", "torch/_prims/__init__.py",
+    "torch/_refs/__init__.py", "torch/_tensor.py", "torch/_tensor_docs.py", "torch/_torch_docs.py",
+    "torch/distributed/tensor/_ops/_math_ops.py", "torch/distributed/tensor/_ops/_tensor_ops.py",
     "torch/overrides.py", "torch/testing/_internal/common_mps.py",
 })
 
