@@ -261,3 +261,46 @@ def test_dtensor_keeps_a_sharded_kept_dimension_without_collectives_and_gathers_
                 assert result.placements == (Replicate(),)
     finally:
         dist.destroy_process_group()
+
+
+def opinfo_samples(name: str, dtype: torch.dtype, requires_grad: bool = False) -> list:
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    (entry,) = [op for op in op_db if op.name == name and op.variant_test_name == ""]
+    torch.manual_seed(0)
+    return list(entry.sample_inputs("cpu", dtype, requires_grad=requires_grad))
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_vmap_runs_the_batch_rule_and_matches_a_loop_on_every_opinfo_sample(name: str) -> None:
+    op, _ = OPS[name]
+    torch._C._functorch._set_vmap_fallback_warning_enabled(True)
+    try:
+        for sample in opinfo_samples(name, torch.float64):
+            batch = torch.stack([sample.input, sample.input * 2 + 1, sample.input.flip(-1) if sample.input.dim() else
+                                 sample.input - 3])
+            with warnings.catch_warnings():
+                warnings.filterwarnings("error", message=".*fall back.*")  # the slow fallback: no batch rule ran
+                for in_dim, batched in ((0, batch), (-1, batch.movedim(0, -1))):
+                    result = torch.vmap(lambda t, kwargs=sample.kwargs: op(t, **kwargs), in_dims=in_dim)(batched)
+                    expected = torch.stack([op(t, **sample.kwargs) for t in batch])
+                    torch.testing.assert_close(result, expected, equal_nan=True, atol=0, rtol=0,
+                                               msg=lambda m, s=sample: f"{s.kwargs}: {m}")
+    finally:
+        torch._C._functorch._set_vmap_fallback_warning_enabled(False)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_gradients_forward_ad_and_double_backward_check_on_every_opinfo_sample(name: str, dtype: torch.dtype) -> None:
+    op, _ = OPS[name]
+    checked = 0
+    for sample in opinfo_samples(name, dtype, requires_grad=True):
+        def call(t, kwargs=sample.kwargs):
+            return op(t, **kwargs)
+
+        # the NaN elements stay NaN under finite differences: their gradient, 0, is checked too
+        assert torch.autograd.gradcheck(call, (sample.input,), check_forward_ad=True, check_batched_grad=True)
+        assert torch.autograd.gradgradcheck(call, (sample.input,), check_fwd_over_rev=True)
+        checked += 1
+    assert checked >= 20

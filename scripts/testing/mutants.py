@@ -697,6 +697,22 @@ MUTANTS = (
         (NANVAR_TESTS, "-k", "dtensor"),
         rebuild=True,
     ),
+    Mutant(
+        "nanvar has no vmap batch rule: vmap falls back to a loop",
+        "frontend/aten/src/ATen/functorch/BatchRulesReduceOps.cpp.fragments.toml",
+        "  REDUCTION_BOXED_ARGS(nanvar, 1, KEEPDIM_CASE_VARIABLE, 3);\n",
+        "",
+        (NANVAR_TESTS, "-k", "vmap"),
+        rebuild=True,
+    ),
+    Mutant(
+        "nanstd's double backward divides by 2 * nanstd where it is 0 (0 / 0 in the gradient of the gradient)",
+        "derivatives/tools/autograd/derivatives.yaml.fragments.toml",
+        "  self: (grad / (2 * result).masked_fill(result == 0, 1)).masked_fill(result == 0, 0)",
+        "  self: (grad / (2 * result)).masked_fill(result == 0, 0)",
+        (NANVAR_TESTS, "-k", "double_backward"),
+        rebuild=True,
+    ),
 )
 
 
