@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from scripts.measure.interp_bench import Row, measure, operands, recipe, report, seconds, verdict
+from scripts.measure.interp_bench import Row, measure, operands, recipe, report, verdict
+from scripts.measure.timing import seconds
 
 
 def row(order: str, queries: int, vs_numpy: float, vs_recipe: float) -> Row:

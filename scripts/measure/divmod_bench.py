@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import argparse
 import platform
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.utils.benchmark as benchmark
 
 from scripts.layout import REPO_ROOT
 from scripts.measure.machine import cpu_model
+from scripts.measure.timing import ratio, seconds
 
 OUTPUT = REPO_ROOT / "docs" / "DIVMOD_BENCHMARKS.md"
 DTYPES = {"float32": torch.float32, "int32": torch.int32, "float64": torch.float64, "int64": torch.int64}
@@ -57,10 +56,6 @@ def operands(dtype: torch.dtype, size: int) -> tuple[torch.Tensor, torch.Tensor]
     return a, torch.where(b == 0, torch.ones_like(b), b)
 
 
-def seconds(run: Callable[[], object], min_run_time: float) -> float:
-    return benchmark.Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=min_run_time).median
-
-
 def measure(dtype: str, size: int, min_run_time: float, device: str = "cpu") -> Row:
     a, b = (operand.to(device) for operand in operands(DTYPES[dtype], size))
     quotient, remainder = torch.empty_like(a), torch.empty_like(a)
@@ -88,10 +83,6 @@ def verdict(row: Row) -> str:
     if row.vs_numpy is not None:
         notes.append("numpy: " + ("met" if row.vs_numpy >= TARGET_NUMPY else "MISSED"))
     return ", ".join(notes)
-
-
-def ratio(value: float | None) -> str:
-    return "not measured" if value is None else f"{value:.2f}x"
 
 
 def report(rows: list[Row], command: str, device: str = "cpu") -> str:

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import argparse
 import platform
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.utils.benchmark as benchmark
 
 from scripts.layout import REPO_ROOT
 from scripts.measure.machine import cpu_model
+from scripts.measure.timing import ratio, seconds
 
 OUTPUT = REPO_ROOT / "docs" / "INTERP_BENCHMARKS.md"
 DTYPES = {"float64": torch.float64, "float32": torch.float32}
@@ -72,12 +71,6 @@ def operands(dtype: torch.dtype, queries: int, knots: int, order: str) -> tuple[
     return (x.sort().values if order == "sorted" else x), xp, fp
 
 
-def seconds(run: Callable[[], object], min_run_time: float, threads: int) -> float:
-    # Timer sets torch's thread count for the timing itself (num_threads, 1 unless given)
-    timer = benchmark.Timer("run()", globals={"run": run}, num_threads=threads)
-    return timer.blocked_autorange(min_run_time=min_run_time).median
-
-
 def measure(dtype: str, queries: int, knots: int, order: str, threads: int, min_run_time: float,
             device: str = "cpu") -> Row:
     torch.set_num_threads(threads)
@@ -108,10 +101,6 @@ def verdict(row: Row) -> str:
 
 def power(n: int) -> str:
     return f"2^{n.bit_length() - 1}"
-
-
-def ratio(value: float | None) -> str:
-    return "not measured" if value is None else f"{value:.2f}x"
 
 
 def report(rows: list[Row], command: str, device: str = "cpu") -> str:

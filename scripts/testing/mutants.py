@@ -713,6 +713,13 @@ MUTANTS = (
         (NANVAR_TESTS, "-k", "double_backward"),
         rebuild=True,
     ),
+    Mutant(
+        "nanvar's benchmark sets two threads before timing, which torch.utils.benchmark's Timer resets to one",
+        "scripts/measure/nanvar_bench.py",
+        '            "two_threads_s": seconds(lambda: torch.nanvar(values), min_run_time, threads=2),\n',
+        '            "two_threads_s": seconds(lambda: torch.nanvar(values), min_run_time),\n',
+        ("test/test_nanvar_bench.py", "-k", "two_thread"),
+    ),
 )
 
 
