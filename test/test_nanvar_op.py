@@ -305,3 +305,73 @@ def test_gradients_forward_ad_and_double_backward_check_on_every_opinfo_sample(n
         assert torch.autograd.gradgradcheck(call, (sample.input,), check_fwd_over_rev=True)
         checked += 1
     assert checked >= 20
+
+
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(),
+                          reason="no CUDA device: the CUDA kernel is compiled (make CUDA=AUTO) but not run")
+
+
+@CUDA
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_cuda_leaves_nans_out_as_numpy_does_on_every_dim_keepdim_and_correction(name: str) -> None:
+    op, _ = OPS[name]
+    nan, inf = float("nan"), float("inf")
+    special = torch.tensor([[1.0, nan, 3.0, 4.0], [nan, nan, nan, nan], [2.0, nan, nan, nan], [1.0, inf, 2.0, nan],
+                            [-inf, inf, 0.0, 1.0], [5.0, 5.0, 5.0, nan]], dtype=torch.float64)
+    for kwargs in ({}, {"dim": 1}, {"dim": 0}, {"dim": 1, "correction": 0}, {"dim": 1, "correction": 2},
+                   {"dim": (0, 1), "keepdim": True}, {"dim": 1, "correction": 0.5}):
+        torch.testing.assert_close(op(special.cuda(), **kwargs).cpu(), numpy_reference(name, special, **kwargs),
+                                   equal_nan=True, msg=lambda m, kwargs=kwargs: f"{kwargs}: {m}")
+    generator = torch.Generator().manual_seed(1)
+    data = torch.randn(3, 4, 5, dtype=torch.float64, generator=generator)
+    data[data > 1.2] = nan
+    for dim in (0, 1, 2, -1, (0, 2), (2, 0), (0, 1, 2), None):
+        for keepdim in (False, True):
+            for correction in (0, 1):
+                kwargs = {"dim": dim, "correction": correction, "keepdim": keepdim}
+                torch.testing.assert_close(op(data.cuda(), **kwargs).cpu(), numpy_reference(name, data, **kwargs),
+                                           equal_nan=True)
+    # reductions long enough to spread over blocks and over the grid, rows and columns, non-contiguous
+    big = torch.randn(64, 1 << 16, dtype=torch.float64, generator=generator) * 3 + 5
+    big[torch.rand(big.shape, generator=generator) < 0.2] = nan
+    for view, dim in ((big, 1), (big, 0), (big, None), (big.t(), 0), (big[:, ::3], 1)):
+        torch.testing.assert_close(op(view.cuda(), dim=dim).cpu(), numpy_reference(name, view, dim=dim),
+                                   rtol=1e-11, atol=0)
+    complex_data = torch.complex(data, data.flip(0))
+    torch.testing.assert_close(op(complex_data.cuda(), dim=1).cpu(), numpy_reference(name, complex_data, dim=1),
+                               equal_nan=True)
+
+
+@CUDA
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_cuda_reduced_precision_accumulates_in_float(name: str, dtype: torch.dtype) -> None:
+    """float32 within 1e-5 (relative) of numpy's float64 result on the same values, float16 and bfloat16 within
+    1 ULP of it rounded to their dtype: an accumulation in float, as var's CUDA kernel does."""
+    op, reference = OPS[name]
+    generator = torch.Generator().manual_seed(0)
+    for shape, dim in (((256, 2000), 1), ((4, 100_000), 1), ((3000, 16), 0)):
+        data = (torch.randn(shape, generator=generator) * 3 + 5).to(dtype)
+        data[torch.rand(shape, generator=generator) < 0.1] = float("nan")
+        expected = torch.from_numpy(reference(data.double().numpy(), axis=dim, ddof=1))
+        actual = op(data.cuda(), dim=dim).cpu()
+        if dtype == torch.float32:
+            torch.testing.assert_close(actual.double(), expected, rtol=1e-5, atol=0)
+        else:
+            assert ulps(actual, expected.to(dtype)).max().item() <= 1
+
+
+@CUDA
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_cuda_gradient_is_zero_at_nans_and_the_cpus_elsewhere(name: str) -> None:
+    op, _ = OPS[name]
+    generator = torch.Generator().manual_seed(3)
+    data = torch.randn(4, 600, dtype=torch.float64, generator=generator)
+    data[torch.rand(data.shape, generator=generator) < 0.2] = float("nan")
+    gradients = []
+    for device in ("cpu", "cuda"):
+        leaf = data.to(device).requires_grad_(True)
+        (gradient,) = torch.autograd.grad(op(leaf, dim=1).sum(), leaf)
+        gradients.append(gradient.cpu())
+    assert torch.equal(gradients[1][data.isnan()], torch.zeros(int(data.isnan().sum()), dtype=torch.float64))
+    torch.testing.assert_close(gradients[1], gradients[0])

@@ -32,6 +32,8 @@ INTERP = "aten_native/aten/src/ATen/native/Interp.cpp"
 INTERP_TESTS = "test/test_interp_op.py"
 NANVAR_KERNEL = "aten_native/aten/src/ATen/native/cpu/NanStdVarKernel.cpp"
 NANVAR_TESTS = "test/test_nanvar_op.py"
+NANVAR_CUDA_OPS = "aten_native/aten/src/ATen/native/SharedReduceOps.h.fragments.toml"
+NANVAR_CUDA_TESTS = "test/test_nanvar_cuda_ops.py"
 DYNAMO_TENSOR = "frontend/torch/_dynamo/variables/tensor.py.fragments.toml"
 # Dynamo's nb_divmod slot of a tensor, from its operand check to the call it builds (one match in DYNAMO_TENSOR)
 NB_DIVMOD_CHECK = "        if not (isinstance(other, TensorVariable) or _is_sym_arith_operand(other)):\n"
@@ -719,6 +721,20 @@ MUTANTS = (
         '            "two_threads_s": seconds(lambda: torch.nanvar(values), min_run_time, threads=2),\n',
         '            "two_threads_s": seconds(lambda: torch.nanvar(values), min_run_time),\n',
         ("test/test_nanvar_bench.py", "-k", "two_thread"),
+    ),
+    Mutant(
+        "nanvar's CUDA reduction counts the NaN elements",
+        NANVAR_CUDA_OPS,
+        "    return at::_isnan(data) ? acc : welford.reduce(acc, data, idx);\n",
+        "    return welford.reduce(acc, data, idx);\n",
+        (NANVAR_CUDA_TESTS, "-k", "left_out"),
+    ),
+    Mutant(
+        "nanvar's CUDA reduction divides by 0 where the count is not greater than the correction (inf, not NaN)",
+        NANVAR_CUDA_OPS,
+        "    if (acc.nf <= welford.correction) {\n",
+        "    if (acc.nf <= 0) {\n",
+        (NANVAR_CUDA_TESTS, "-k", "degrees_of_freedom"),
     ),
 )
 
