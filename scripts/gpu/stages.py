@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from pathlib import Path
 
+from scripts.layout import REPO_ROOT
 from scripts.tomlcompat import loads
 
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 PR_TOML = REPO_ROOT / "pr.toml"
 TOPICS_TOML = REPO_ROOT / "topics.toml"
 FIELDS = ("name", "cuda", "cpu", "cpu_note", "summary")
