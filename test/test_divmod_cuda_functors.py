@@ -15,15 +15,14 @@ does not contract a * b + c into an FMA (-ffp-contract=off), so it shows the ari
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cuda_host_support import build_harness, storage, to_bfloat16, values_of
 
-from scripts.cross_arch.vec_tests import patched_include
 from scripts.layout import REPO_ROOT
 
 HARNESS = REPO_ROOT / "test" / "cuda_host" / "divmod_functors.cpp"
@@ -34,15 +33,7 @@ UNSIGNED_OF = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    compiler = shutil.which("g++")
-    if compiler is None:
-        pytest.skip("no g++ to build the host harness")
-    include = patched_include()
-    binary = tmp_path_factory.mktemp("divmod-functors") / "divmod_functors"
-    command = [compiler, "-std=c++17", "-O2", "-ffp-contract=off", f"-I{include}", str(HARNESS), "-o", str(binary)]
-    result = subprocess.run(command, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return binary
+    return build_harness(HARNESS, tmp_path_factory.mktemp("divmod-functors") / "divmod_functors", ["-ffp-contract=off"])
 
 
 def run_harness(binary: Path, dtype: str, mode: str, a: np.ndarray, b: np.ndarray, folder: Path) -> tuple[np.ndarray,
@@ -52,29 +43,6 @@ def run_harness(binary: Path, dtype: str, mode: str, a: np.ndarray, b: np.ndarra
     subprocess.run([str(binary), dtype, mode, str(folder / "in"), str(folder / "out")], check=True)
     out = np.frombuffer((folder / "out").read_bytes(), dtype=raw_a.dtype)
     return out[: a.size], out[a.size :]
-
-
-# Half and BFloat16 values are held here as float32 (exact); their storage is float16, or for bfloat16 the top half
-# of the float32 bits.
-def storage(values: np.ndarray, dtype: str) -> np.ndarray:
-    if dtype == "bfloat16":
-        return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    if dtype == "float16":
-        return values.astype(np.float16)
-    return values
-
-
-def values_of(raw: np.ndarray, dtype: str) -> np.ndarray:
-    if dtype == "bfloat16":
-        return (raw.astype(np.uint32) << 16).view(np.float32)
-    return raw.astype(np.float32) if dtype == "float16" else raw
-
-
-def to_bfloat16(x: np.ndarray) -> np.ndarray:
-    """float32 rounded to the nearest bfloat16, ties to even (c10's conversion), as float32."""
-    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(x), np.float32(np.nan), rounded)
 
 
 def rounding_of(dtype: str) -> tuple[type, Callable[[np.ndarray], np.ndarray]]:

@@ -11,14 +11,13 @@ contraction where this CPU has FMA, and both builds must keep the bounds.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cuda_host_support import build_harness, storage, to_bfloat16
 
-from scripts.cross_arch.vec_tests import patched_include
 from scripts.layout import REPO_ROOT
 
 HARNESS = REPO_ROOT / "test" / "cuda_host" / "nanwelford_ops.cpp"
@@ -38,32 +37,17 @@ def has_fma() -> bool:
 
 @pytest.fixture(scope="module")
 def harnesses(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    compiler = shutil.which("g++")
-    if compiler is None:
-        pytest.skip("no g++ to build the host harness")
-    include = patched_include()
     folder = tmp_path_factory.mktemp("nanwelford-ops")
     builds = {"no contraction": ["-ffp-contract=off"]}
     if has_fma():
         builds["FMA contraction"] = ["-mfma", "-ffp-contract=fast"]
-    binaries = {}
-    for name, flags in builds.items():
-        binary = folder / name.replace(" ", "-")
-        command = [compiler, "-std=c++17", "-O2", *flags, f"-I{include}", str(HARNESS), "-o", str(binary)]
-        result = subprocess.run(command, capture_output=True, text=True)
-        assert result.returncode == 0, result.stderr[-4000:]
-        binaries[name] = binary
-    return binaries
+    return {name: build_harness(HARNESS, folder / name.replace(" ", "-"), flags) for name, flags in builds.items()}
 
 
 def reduce_rows(binary: Path, values: np.ndarray, dtype: str, accumulators: int, correction: float,
                 take_sqrt: bool, folder: Path) -> np.ndarray:
     """One result per row of values (held as float32 for float16 and bfloat16, which are exact there)."""
-    if dtype == "bfloat16":
-        raw = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    else:
-        raw = values.astype({"float16": np.float16, "float32": np.float32, "float64": np.float64}[dtype])
-    (folder / "in").write_bytes(raw.tobytes())
+    (folder / "in").write_bytes(storage(values, dtype).tobytes())
     rows, columns = values.shape
     subprocess.run([str(binary), dtype, str(rows), str(columns), str(accumulators), repr(correction),
                     "1" if take_sqrt else "0", str(folder / "in"), str(folder / "out")], check=True)
@@ -94,12 +78,6 @@ def rows_with_nans(dtype: type, seed: int) -> np.ndarray:
     values[3] = np.nan
     values[5, 1000:] = np.nan
     return values
-
-
-def to_bfloat16(x: np.ndarray) -> np.ndarray:
-    """float32 rounded to the nearest bfloat16, ties to even, as float32."""
-    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
 
 
 @pytest.mark.parametrize("take_sqrt", [False, True], ids=["nanvar", "nanstd"])

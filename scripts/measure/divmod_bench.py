@@ -9,7 +9,6 @@ Writes docs/DIVMOD_BENCHMARKS.md. With --device cuda (scripts/gpu/check.sh), the
 from __future__ import annotations
 
 import argparse
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,8 +16,8 @@ import numpy as np
 import torch
 
 from scripts.layout import REPO_ROOT
-from scripts.measure.machine import cpu_model
-from scripts.measure.timing import ratio, seconds
+from scripts.measure.machine import described
+from scripts.measure.timing import ratio, seconds, times_faster
 
 OUTPUT = REPO_ROOT / "docs" / "DIVMOD_BENCHMARKS.md"
 DTYPES = {"float32": torch.float32, "int32": torch.int32, "float64": torch.float64, "int64": torch.int64}
@@ -41,7 +40,7 @@ class Row:
 
     @property
     def vs_numpy(self) -> float | None:
-        return None if self.numpy_s is None else self.numpy_s / self.fused_s
+        return times_faster(self.numpy_s, self.fused_s)
 
     @property
     def of_bandwidth(self) -> float:
@@ -86,7 +85,7 @@ def verdict(row: Row) -> str:
 
 
 def report(rows: list[Row], command: str, device: str = "cpu") -> str:
-    machine = torch.cuda.get_device_name() if device == "cuda" else f"{cpu_model()}, {platform.machine()}"
+    machine = described(device)
     lines = [
         "# torch.divmod: measured side by side",
         "",

@@ -11,7 +11,6 @@ docs/INTERP_BENCHMARKS.md. With --device cuda (scripts/gpu/check.sh), the same o
 from __future__ import annotations
 
 import argparse
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +18,8 @@ import numpy as np
 import torch
 
 from scripts.layout import REPO_ROOT
-from scripts.measure.machine import cpu_model
-from scripts.measure.timing import ratio, seconds
+from scripts.measure.machine import described
+from scripts.measure.timing import ratio, seconds, times_faster
 
 OUTPUT = REPO_ROOT / "docs" / "INTERP_BENCHMARKS.md"
 DTYPES = {"float64": torch.float64, "float32": torch.float32}
@@ -45,7 +44,7 @@ class Row:
 
     @property
     def vs_numpy(self) -> float | None:
-        return None if self.numpy_s is None else self.numpy_s / self.interp_s
+        return times_faster(self.numpy_s, self.interp_s)
 
     @property
     def vs_recipe(self) -> float:
@@ -104,7 +103,7 @@ def power(n: int) -> str:
 
 
 def report(rows: list[Row], command: str, device: str = "cpu") -> str:
-    machine = torch.cuda.get_device_name() if device == "cuda" else f"{cpu_model()}, {platform.machine()}"
+    machine = described(device)
     lines = [
         "# torch.interp: measured side by side",
         "",

@@ -11,7 +11,6 @@ one, beside torch.sum's gain on the same data. Writes docs/NANVAR_BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +18,8 @@ import numpy as np
 import torch
 
 from scripts.layout import REPO_ROOT
-from scripts.measure.machine import cpu_model
-from scripts.measure.timing import ratio, seconds
+from scripts.measure.machine import described
+from scripts.measure.timing import ratio, seconds, times_faster
 
 OUTPUT = REPO_ROOT / "docs" / "NANVAR_BENCHMARKS.md"
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -47,7 +46,7 @@ class Row:
 
     @property
     def vs_numpy(self) -> float | None:
-        return None if self.numpy_s is None else self.numpy_s / self.nanvar_s
+        return times_faster(self.numpy_s, self.nanvar_s)
 
     @property
     def vs_recipe(self) -> float:
@@ -59,13 +58,11 @@ class Row:
 
     @property
     def two_thread_speedup(self) -> float | None:
-        return None if self.two_threads_s is None else self.nanvar_s / self.two_threads_s
+        return times_faster(self.nanvar_s, self.two_threads_s)
 
     @property
     def sum_two_thread_speedup(self) -> float | None:
-        if self.sum_s is None or self.sum_two_threads_s is None:
-            return None
-        return self.sum_s / self.sum_two_threads_s
+        return times_faster(self.sum_s, self.sum_two_threads_s)
 
 
 def data(dtype: torch.dtype, size: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -117,7 +114,7 @@ def verdict(row: Row) -> str:
 
 
 def report(rows: list[Row], command: str, device: str = "cpu") -> str:
-    machine = torch.cuda.get_device_name() if device == "cuda" else f"{cpu_model()}, {platform.machine()}"
+    machine = described(device)
     lines = [
         "# torch.nanvar: measured side by side",
         "",

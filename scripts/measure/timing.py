@@ -17,5 +17,11 @@ def seconds(run: Callable[[], object], min_run_time: float, threads: int = 1) ->
     return timer.blocked_autorange(min_run_time=min_run_time).median
 
 
+def times_faster(baseline_s: float | None, candidate_s: float | None) -> float | None:
+    """How many times faster the candidate ran than the baseline: None where either was not measured (numpy on a
+    GPU, a thread count there)."""
+    return None if baseline_s is None or candidate_s is None else baseline_s / candidate_s
+
+
 def ratio(value: float | None) -> str:
     return "not measured" if value is None else f"{value:.2f}x"
